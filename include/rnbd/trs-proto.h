@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * RNBD transport (TRS) wire format, version 1.
+ *
+ * Everything a peer sends is described here: the CM private data of the
+ * connection handshake, the chunk table the server sends once per session,
+ * the request header the client writes into a server chunk, and the 32-bit
+ * immediate data of requests and replies.  All multi-byte fields are little
+ * endian, except the immediate, which travels in network byte order as the
+ * verbs API requires.  Every reserved field must be zero on send and is
+ * checked on receive.  Documentation/protocol.rst describes the exchanges.
+ */
+#ifndef RNBD_TRS_PROTO_H
+#define RNBD_TRS_PROTO_H
+
+#include <linux/types.h>
+#include <linux/build_bug.h>
+
+#define TRS_MAGIC		0x7e5b
+#define TRS_PROTO_VER_MAJOR	1
+#define TRS_PROTO_VER_MINOR	0
+
+/* Capability bits exchanged in the handshake (none defined yet). */
+#define TRS_CAPS_KNOWN		0u
+
+/*
+ * Chunk layout: each server chunk is TRS_HDR_AREA bytes of header area
+ * followed by max_io_size bytes of data area.  A request header of hdr_len
+ * bytes is written right-aligned into the header area, so header and data
+ * form one contiguous remote range starting at
+ * chunk + TRS_HDR_AREA - hdr_len, and the data area stays page aligned.
+ */
+#define TRS_HDR_AREA		4096u
+#define TRS_MAX_USR_HDR		512u	/* user header bytes per request */
+
+/* Limits a server may advertise and a client accepts. */
+#define TRS_MAX_QUEUE_DEPTH	4096u
+#define TRS_MAX_IO_SIZE		(1u << 20)
+#define TRS_MAX_CONNS		1024u
+
+/*
+ * Immediate data layout (32 bits):
+ *
+ *   31    28 27              12 11            0
+ *  +--------+------------------+---------------+
+ *  |  type  |   slot (chunk)   |  arg          |
+ *  +--------+------------------+---------------+
+ *
+ *  type TRS_IMM_REQ (client -> server): arg = header length in bytes.
+ *  type TRS_IMM_RSP (server -> client): arg = status, an errno magnitude
+ *                                       (0 = success).
+ */
+#define TRS_IMM_TYPE_SHIFT	28
+#define TRS_IMM_TYPE_BITS	4
+#define TRS_IMM_SLOT_SHIFT	12
+#define TRS_IMM_SLOT_BITS	16
+#define TRS_IMM_ARG_SHIFT	0
+#define TRS_IMM_ARG_BITS	12
+
+#define TRS_IMM_REQ		0x1
+#define TRS_IMM_RSP		0x2
+
+#define TRS_IMM_MASK(bits)	((1u << (bits)) - 1)
+
+static inline u32 trs_imm_pack(u32 type, u32 slot, u32 arg)
+{
+	BUILD_BUG_ON(TRS_IMM_TYPE_SHIFT + TRS_IMM_TYPE_BITS != 32);
+	BUILD_BUG_ON(TRS_IMM_SLOT_SHIFT + TRS_IMM_SLOT_BITS != TRS_IMM_TYPE_SHIFT);
+	BUILD_BUG_ON(TRS_IMM_ARG_SHIFT + TRS_IMM_ARG_BITS != TRS_IMM_SLOT_SHIFT);
+	BUILD_BUG_ON(TRS_MAX_QUEUE_DEPTH > (1u << TRS_IMM_SLOT_BITS));
+	BUILD_BUG_ON(TRS_HDR_AREA - 1 > TRS_IMM_MASK(TRS_IMM_ARG_BITS));
+	BUILD_BUG_ON(4095 > TRS_IMM_MASK(TRS_IMM_ARG_BITS)); /* MAX_ERRNO */
+
+	return (type & TRS_IMM_MASK(TRS_IMM_TYPE_BITS)) << TRS_IMM_TYPE_SHIFT |
+	       (slot & TRS_IMM_MASK(TRS_IMM_SLOT_BITS)) << TRS_IMM_SLOT_SHIFT |
+	       (arg & TRS_IMM_MASK(TRS_IMM_ARG_BITS)) << TRS_IMM_ARG_SHIFT;
+}
+
+static inline u32 trs_imm_type(u32 imm)
+{
+	return (imm >> TRS_IMM_TYPE_SHIFT) & TRS_IMM_MASK(TRS_IMM_TYPE_BITS);
+}
+
+static inline u32 trs_imm_slot(u32 imm)
+{
+	return (imm >> TRS_IMM_SLOT_SHIFT) & TRS_IMM_MASK(TRS_IMM_SLOT_BITS);
+}
+
+static inline u32 trs_imm_arg(u32 imm)
+{
+	return (imm >> TRS_IMM_ARG_SHIFT) & TRS_IMM_MASK(TRS_IMM_ARG_BITS);
+}
+
+/**
+ * struct trs_msg_conn_req - CM private data of a connect request
+ * @magic: TRS_MAGIC
+ * @ver_major: TRS_PROTO_VER_MAJOR; the server rejects any other major
+ * @ver_minor: sender's minor version (informational)
+ * @caps: capability bits the client supports
+ * @conn_idx: index of this connection in the session (0 first)
+ * @conn_cnt: number of connections the session will have
+ * @max_queue_depth: largest queue depth the client accepts
+ * @reserved0: zero
+ * @sess_uuid: random per-session identifier chosen by the client
+ * @reserved: zero
+ *
+ * Must fit the 56 bytes of private data an RDMA_PS_TCP connect can carry.
+ */
+struct trs_msg_conn_req {
+	__le16	magic;
+	u8	ver_major;
+	u8	ver_minor;
+	__le32	caps;
+	__le16	conn_idx;
+	__le16	conn_cnt;
+	__le16	max_queue_depth;
+	__le16	reserved0;
+	u8	sess_uuid[16];
+	u8	reserved[16];
+} __packed;
+
+/**
+ * struct trs_msg_conn_rsp - CM private data of an accept (or a reject)
+ * @magic: TRS_MAGIC
+ * @ver_major: TRS_PROTO_VER_MAJOR
+ * @ver_minor: server's minor version
+ * @caps: capability bits both sides support (subset of the request's)
+ * @status: 0 on accept; on reject the errno magnitude explaining why
+ * @queue_depth: number of chunks (request slots) of the session
+ * @max_segments: most scatter/gather entries one request may use
+ * @max_io_size: data bytes per chunk
+ * @reserved: zero
+ */
+struct trs_msg_conn_rsp {
+	__le16	magic;
+	u8	ver_major;
+	u8	ver_minor;
+	__le32	caps;
+	__le16	status;
+	__le16	queue_depth;
+	__le16	max_segments;
+	__le16	reserved0;
+	__le32	max_io_size;
+	u8	reserved[16];
+} __packed;
+
+/**
+ * struct trs_chunk_desc - one chunk as the client addresses it
+ * @addr: remote address of the chunk's first byte (header area start)
+ * @rkey: remote key covering the whole chunk
+ * @reserved: zero
+ */
+struct trs_chunk_desc {
+	__le64	addr;
+	__le32	rkey;
+	__le32	reserved;
+} __packed;
+
+/**
+ * struct trs_msg_chunks - chunk table, sent by the server with one SEND on
+ * connection 0 once that connection is established
+ * @magic: TRS_MAGIC
+ * @type: TRS_MSG_CHUNKS
+ * @count: number of descriptors, equal to the negotiated queue depth
+ * @reserved0: zero
+ * @chunk_size: TRS_HDR_AREA + max_io_size
+ * @reserved1: zero
+ * @desc: one descriptor per chunk, slot order
+ */
+struct trs_msg_chunks {
+	__le16	magic;
+	__le16	type;
+	__le16	count;
+	__le16	reserved0;
+	__le32	chunk_size;
+	__le32	reserved1;
+	struct trs_chunk_desc desc[];
+} __packed;
+
+#define TRS_MSG_CHUNKS		1
+
+/* Request directions carried in struct trs_msg_req.dir. */
+#define TRS_DIR_NONE		0	/* no data */
+#define TRS_DIR_WRITE		1	/* data follows the header in the chunk */
+#define TRS_DIR_READ		2	/* server writes data to @addr/@rkey */
+
+/**
+ * struct trs_msg_req - transport request header, first bytes of the header
+ * written into a chunk; the user header follows it directly
+ * @dir: TRS_DIR_*
+ * @reserved0: zero
+ * @data_len: bytes of data written (WRITE) or wanted (READ); 0 for NONE
+ * @addr: READ only: client buffer address the server writes to, else 0
+ * @rkey: READ only: remote key of that buffer, else 0
+ * @reserved1: zero
+ */
+struct trs_msg_req {
+	u8	dir;
+	u8	reserved0[3];
+	__le32	data_len;
+	__le64	addr;
+	__le32	rkey;
+	__le32	reserved1;
+} __packed;
+
+static inline void trs_proto_build_checks(void)
+{
+	BUILD_BUG_ON(sizeof(struct trs_msg_conn_req) != 48);
+	BUILD_BUG_ON(sizeof(struct trs_msg_conn_req) > 56);
+	BUILD_BUG_ON(sizeof(struct trs_msg_conn_rsp) != 36);
+	BUILD_BUG_ON(sizeof(struct trs_chunk_desc) != 16);
+	BUILD_BUG_ON(sizeof(struct trs_msg_chunks) != 16);
+	BUILD_BUG_ON(sizeof(struct trs_msg_req) != 24);
+	BUILD_BUG_ON(sizeof(struct trs_msg_req) + TRS_MAX_USR_HDR > TRS_HDR_AREA);
+}
+
+#endif /* RNBD_TRS_PROTO_H */

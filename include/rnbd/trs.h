@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * RNBD transport (TRS) API: a request/response transport over RDMA for one
+ * user module on each side.  It knows nothing about block devices.
+ *
+ * Client side: a session is one RC connection per CPU to one server.  The
+ * server reserves queue_depth chunks for the session and the client owns
+ * them: a request is submitted on a slot (chunk index) the user allocated,
+ * usually its blk-mq tag.  A request carries a small user header and
+ * optionally data towards the server (write) or a buffer the server fills
+ * (read).  Completion is reported exactly once through the request's done
+ * callback, on the connection the request was submitted on.
+ *
+ * Server side: the user module gets each request with the user header and
+ * the chunk's data area, and answers it exactly once with trs_srv_resp().
+ */
+#ifndef RNBD_TRS_H
+#define RNBD_TRS_H
+
+#include <linux/types.h>
+#include <linux/socket.h>
+#include <linux/dma-direction.h>
+#include <linux/scatterlist.h>
+
+#define TRS_DEFAULT_PORT	1234
+
+/* ------------------------------------------------------------------ */
+/* client                                                              */
+/* ------------------------------------------------------------------ */
+
+struct trs_clt_sess;
+
+/**
+ * enum trs_clt_event - session events reported to the user
+ * @TRS_CLT_EV_DISCONNECTED: the session lost its connections (peer
+ *	disconnect, transport error or RDMA device removal).  Every request
+ *	in flight has been or is being completed with an error, and new
+ *	requests fail with -ENOTCONN.
+ */
+enum trs_clt_event {
+	TRS_CLT_EV_DISCONNECTED,
+};
+
+/**
+ * struct trs_clt_ops - user callbacks of a client session
+ * @priv: passed back to @event
+ * @event: session event; called from a workqueue, may sleep
+ */
+struct trs_clt_ops {
+	void	*priv;
+	void	(*event)(void *priv, enum trs_clt_event ev);
+};
+
+/**
+ * struct trs_clt_attrs - negotiated session limits
+ * @queue_depth: number of slots; valid slots are 0..queue_depth-1
+ * @max_io_size: most data bytes per request
+ * @max_segments: most scatter/gather entries per request
+ * @nr_conns: number of connections; valid conn indexes are 0..nr_conns-1
+ */
+struct trs_clt_attrs {
+	u32	queue_depth;
+	u32	max_io_size;
+	u32	max_segments;
+	u32	nr_conns;
+};
+
+struct trs_clt_io;
+
+/**
+ * struct trs_clt_io - one request, owned by the user until done() runs
+ * @slot: chunk index, 0..queue_depth-1, not in use by another request
+ * @dir: DMA_TO_DEVICE (data to the server), DMA_FROM_DEVICE (the server
+ *	returns data into @sgl) or DMA_NONE
+ * @usr_hdr: user header, copied at submission
+ * @usr_len: user header length, 1..TRS_MAX_USR_HDR
+ * @sgl: data, not yet DMA mapped; the transport maps and unmaps it
+ * @sg_cnt: entries in @sgl, at most max_segments
+ * @data_len: total bytes in @sgl, at most max_io_size
+ * @done: completion, called exactly once in softirq context with 0 or a
+ *	negative errno (the server's status or a transport error)
+ */
+struct trs_clt_io {
+	u32			slot;
+	enum dma_data_direction	dir;
+	const void		*usr_hdr;
+	u16			usr_len;
+	struct scatterlist	*sgl;
+	unsigned int		sg_cnt;
+	u32			data_len;
+	void			(*done)(struct trs_clt_io *io, int status);
+};
+
+struct trs_clt_sess *trs_clt_open(const char *sessname,
+				  const struct sockaddr_storage *dst,
+				  const struct trs_clt_ops *ops);
+void trs_clt_close(struct trs_clt_sess *sess);
+void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs);
+int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
+		    struct trs_clt_io *io);
+bool trs_clt_connected(struct trs_clt_sess *sess);
+const char *trs_clt_sessname(struct trs_clt_sess *sess);
+
+/* ------------------------------------------------------------------ */
+/* server                                                              */
+/* ------------------------------------------------------------------ */
+
+struct trs_srv_ctx;
+struct trs_srv_sess;
+
+/**
+ * struct trs_srv_req - one received request, valid until trs_srv_resp()
+ * @sess: session it arrived on
+ * @slot: chunk index
+ * @conn: connection it arrived on (the reply goes back on it)
+ * @dir: DMA_TO_DEVICE (write: @data holds @data_len bytes from the
+ *	client), DMA_FROM_DEVICE (read: put up to @data_len bytes at @data)
+ *	or DMA_NONE
+ * @usr_hdr: user header inside the chunk, already length-checked
+ * @usr_len: its length, 1..TRS_MAX_USR_HDR
+ * @data: the chunk's data area (physically contiguous, page aligned,
+ *	max_io_size bytes)
+ * @data_len: see @dir; validated against max_io_size
+ */
+struct trs_srv_req {
+	struct trs_srv_sess	*sess;
+	u32			slot;
+	u32			conn;
+	enum dma_data_direction	dir;
+	const void		*usr_hdr;
+	u16			usr_len;
+	void			*data;
+	u32			data_len;
+};
+
+/**
+ * struct trs_srv_ops - user callbacks of the server
+ * @sess_open: a session finished its handshake; set *priv for the other
+ *	callbacks.  Return 0 or a negative errno to refuse the session.
+ *	Process context.
+ * @sess_close: the session is gone; no request of it is in flight and
+ *	none will arrive.  Process context.
+ * @request: a request arrived; the user must answer it exactly once
+ *	with trs_srv_resp(), from any context.  Process context.
+ */
+struct trs_srv_ops {
+	int	(*sess_open)(struct trs_srv_sess *sess, void **priv);
+	void	(*sess_close)(struct trs_srv_sess *sess, void *priv);
+	void	(*request)(void *priv, struct trs_srv_req *req);
+};
+
+struct trs_srv_ctx *trs_srv_open(const struct trs_srv_ops *ops, u16 port);
+void trs_srv_close(struct trs_srv_ctx *ctx);
+void trs_srv_resp(struct trs_srv_req *req, int status, u32 len);
+const char *trs_srv_sess_name(struct trs_srv_sess *sess);
+
+#endif /* RNBD_TRS_H */
