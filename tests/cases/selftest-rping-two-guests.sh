@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: two guests joined by a private virtual link, each with its own rxe
+#       device, exchange rdma_cm traffic (rping) between them
+# boot: host
+# timeout: 300
+. "$REPO/tests/lib/host.sh"
+sync=$(mk_dir sync)
+p=$((20000 + RANDOM % 20000))
+cat >"$sync/../server.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.1/24
+timeout 120 rping -s -a 10.10.0.1 -C 5 -v >/tmp/rping.log 2>&1 &
+sleep 1
+touch /sync/server-ready
+wait $! || { cat /tmp/rping.log; die "rping server failed"; }
+G
+cat >"$sync/../client.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.2/24
+i=0
+while [ ! -e /sync/server-ready ]; do
+	i=$((i + 1)); [ $i -lt 240 ] || die "server never ready"; sleep 0.5
+done
+timeout 100 rping -c -a 10.10.0.1 -C 5 -v >/tmp/rping.log 2>&1 ||
+	{ cat /tmp/rping.log; die "rping client failed"; }
+cat /tmp/rping.log
+expect_eq "pings" "$(grep -c 'ping data' /tmp/rping.log)" 5
+G
+start_guest server --timeout 240 --share "$sync" --net "$p:$((p + 1)):52:54:00:00:00:01" "$sync/../server.sh"
+start_guest client --timeout 240 --share "$sync" --net "$((p + 1)):$p:52:54:00:00:00:02" "$sync/../client.sh"
+crc=0; wait_guest client || crc=$?
+src=0; wait_guest server || src=$?
+guest_log client
+guest_log server
+[ "$crc" = 0 ] || die "client guest status $crc"
+[ "$src" = 0 ] || die "server guest status $src"

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+#
+# Helpers for scripts that run inside the test guest (scripts/guest-run).
+# Source it: . "$REPO/tests/lib/guest.sh".  REPO is set by guest-run.
+
+RXE_DEV=${RXE_DEV:-rxe0}
+RXE_NETDEV=${RXE_NETDEV:-dummy0}
+RXE_ADDR=${RXE_ADDR:-10.9.0.1}
+RXE_MTU=${RXE_MTU:-1500}
+
+log() {
+	echo "# $*"
+}
+
+die() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect_eq WHAT ACTUAL EXPECTED
+expect_eq() {
+	[ "$2" = "$3" ] || die "$1: got '$2', expected '$3'"
+}
+
+# Mark the kernel log so a problem report can be tied to a step.
+kmsg() {
+	echo "rnbd-test: $*" >/dev/kmsg
+}
+
+# setup_rxe [NETDEV ADDR/PREFIX]: an rxe device on a netdev with an IPv4
+# address.  Without arguments a dummy netdev (rxe loops back in itself).
+setup_rxe() {
+	nd=${1:-$RXE_NETDEV}
+	addr=${2:-$RXE_ADDR/24}
+	modprobe rdma_rxe || die "modprobe rdma_rxe"
+	modprobe rdma_ucm || die "modprobe rdma_ucm"
+	if [ "$nd" = dummy0 ] && ! ip link show dummy0 >/dev/null 2>&1; then
+		modprobe dummy numdummies=0 || die "modprobe dummy"
+		ip link add dummy0 type dummy || die "ip link add dummy0"
+	fi
+	ip link set "$nd" mtu "$RXE_MTU" up || die "ip link set $nd up"
+	ip addr add "$addr" dev "$nd" 2>/dev/null
+	rdma link add "$RXE_DEV" type rxe netdev "$nd" || die "rdma link add"
+	i=0
+	while ! rdma link show "$RXE_DEV/1" 2>/dev/null | grep -q 'state ACTIVE'; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || die "$RXE_DEV did not become ACTIVE"
+		sleep 0.1
+	done
+	log "$(rdma link show "$RXE_DEV/1")"
+}
+
+teardown_rxe() {
+	rdma link del "$RXE_DEV" 2>/dev/null
+	ip link del dummy0 2>/dev/null
+	true
+}
+
+# Count the RDMA resources (pd, cq, qp, mr, cm_id) currently allocated.
+rdma_res_counts() {
+	for r in pd cq qp mr cm_id; do
+		printf '%s=%s ' "$r" "$(rdma resource show "$r" 2>/dev/null | grep -c .)"
+	done
+	echo
+}
+
+# Insert one of our modules after loading its in-kernel dependencies.
+ko_insert() {
+	ko=$1
+	shift
+	for d in $(modinfo -F depends "$ko" | tr , ' '); do
+		lsmod | grep -q "^$d " && continue
+		[ -e "$(dirname "$ko")/$d.ko" ] && continue
+		modprobe "$d" || die "modprobe $d (for $ko)"
+	done
+	insmod "$ko" "$@" || die "insmod $ko"
+}
+
+# Load the rnbd stack from this tree: transport, then server and client.
+load_rnbd() {
+	for m in transport/rnbd_trs_core transport/rnbd_trs_server \
+		 transport/rnbd_trs_client; do
+		lsmod | grep -q "^$(basename $m) " || ko_insert "$REPO/$m.ko"
+	done
+	lsmod | grep -q '^rnbd_server ' || ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
+	lsmod | grep -q '^rnbd_client ' || ko_insert "$REPO/client/rnbd_client.ko"
+}
+
+load_rnbd_server() {
+	for m in rnbd_trs_core rnbd_trs_server; do
+		lsmod | grep -q "^$m " || ko_insert "$REPO/transport/$m.ko"
+	done
+	lsmod | grep -q '^rnbd_server ' || ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
+}
+
+load_rnbd_client() {
+	for m in rnbd_trs_core rnbd_trs_client; do
+		lsmod | grep -q "^$m " || ko_insert "$REPO/transport/$m.ko"
+	done
+	lsmod | grep -q '^rnbd_client ' || ko_insert "$REPO/client/rnbd_client.ko"
+}
+
+# Unmap every rnbd device, then remove our modules; fail if one won't go.
+unload_rnbd() {
+	for d in /sys/block/rnbd*; do
+		[ -e "$d/rnbd/unmap_device" ] || continue
+		echo force >"$d/rnbd/unmap_device" 2>/dev/null
+	done
+	for m in rnbd_client rnbd_server rnbd_trs_client rnbd_trs_server rnbd_trs_core; do
+		lsmod | grep -q "^$m " || continue
+		rmmod "$m" || die "rmmod $m failed"
+	done
+}
+
+MAP_CTL=/sys/devices/virtual/rnbd-client/ctl/map_device
+
+# map SESS DEVICE_PATH [extra options]: map and print the new device name.
+map_dev() {
+	sess=$1
+	path=$2
+	shift 2
+	before=$(ls -d /sys/block/rnbd* 2>/dev/null)
+	echo "sessname=$sess path=ip:${MAP_ADDR:-$RXE_ADDR} device_path=$path $*" \
+		>"$MAP_CTL" || return 1
+	for d in /sys/block/rnbd*; do
+		echo "$before" | grep -qx "$d" || { basename "$d"; return 0; }
+	done
+	die "map succeeded but no new /sys/block/rnbd*"
+}
+
+unmap_dev() {
+	echo "${2:-normal}" >"/sys/block/$1/rnbd/unmap_device"
+}

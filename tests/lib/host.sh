@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Helpers for host-side test cases ("# boot: host") that start guests
+# themselves: two-guest setups, server crash and restart.
+# REPO and CASE_RESULTS are set by scripts/check.
+
+GUEST_RUN=$REPO/scripts/guest-run
+declare -A GUEST_PID GUEST_JOB
+
+die() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# A fresh job/sync directory under the case's results.
+mk_dir() {
+	local d=$CASE_RESULTS/$1
+	rm -rf "$d"
+	mkdir -p "$d"
+	echo "$d"
+}
+
+# start_guest NAME [guest-run options] SCRIPT [ARGS]: boot in the background.
+start_guest() {
+	local name=$1
+	shift
+	GUEST_JOB[$name]=$(mk_dir "job-$name")
+	"$GUEST_RUN" --quiet --job "${GUEST_JOB[$name]}" "$@" \
+		>"$CASE_RESULTS/$name.out" 2>&1 &
+	GUEST_PID[$name]=$!
+}
+
+# wait_guest NAME: wait for the guest to end; prints nothing, returns its
+# guest-run status.
+wait_guest() {
+	local rc
+	wait "${GUEST_PID[$1]}"
+	rc=$?
+	unset "GUEST_PID[$1]"
+	return $rc
+}
+
+# kill_guest NAME: end the guest at once, as a crash would.
+kill_guest() {
+	local pid=${GUEST_PID[$1]}
+	pkill -KILL -f "path=${GUEST_JOB[$1]},mount_tag=job" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	unset "GUEST_PID[$1]"
+}
+
+# wait_file FILE TIMEOUT: wait for a guest to create FILE.
+wait_file() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ $i -le $(($2 * 2)) ] || return 1
+		sleep 0.5
+	done
+}
+
+guest_log() {
+	echo "--- $1: test.log"
+	cat "${GUEST_JOB[$1]}/test.log" 2>/dev/null
+	echo "--- $1: guest-run"
+	cat "$CASE_RESULTS/$1.out" 2>/dev/null
+}
+
+cleanup_guests() {
+	local g
+	for g in "${!GUEST_PID[@]}"; do
+		kill_guest "$g"
+	done
+}
+trap cleanup_guests EXIT

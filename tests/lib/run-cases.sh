@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+#
+# Guest side of scripts/check: run several test cases in one guest boot.
+# Arguments: case files.  For each case it marks the kernel log
+# ("rnbd-check: begin/end NAME", which the host uses to tie console reports
+# to the case), runs the case under `sh -e` with its timeout, then cleans up
+# (unmaps, unloads our modules, checks that no RDMA resources were leaked,
+# removes rxe) and writes /job/results/NAME.rc and NAME.log.
+. "$REPO/tests/lib/guest.sh"
+export REPO KVER
+mkdir -p /job/results
+
+case_timeout() {
+	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$1" | head -1)
+	echo "${t:-300}"
+}
+
+post_case_cleanup() {
+	# rnbd first (its unload must work), then whatever else the case used.
+	(unload_rnbd) || return 1
+	if rdma link show "$RXE_DEV" >/dev/null 2>&1; then
+		left=$(rdma_res_counts)
+		case "$left" in
+		*"pd=0 cq=0 qp=0 mr=0 "*) ;;
+		*) echo "FAIL: RDMA resources left after unload: $left"; return 1 ;;
+		esac
+	fi
+	teardown_rxe
+	for m in null_blk loop; do
+		lsmod | grep -q "^$m " && { rmmod "$m" 2>/dev/null || true; }
+	done
+	return 0
+}
+
+for c in "$@"; do
+	name=$(basename "$c" .sh)
+	t=$(case_timeout "$c")
+	echo "rnbd-check: begin $name" >/dev/kmsg
+	echo "=== $name"
+	timeout -k 10 "$t" sh -e -c '. "$REPO/tests/lib/guest.sh"; cd "$REPO"; . "$1"' \
+		sh "$c" >"/job/results/$name.log" 2>&1
+	rc=$?
+	[ "$rc" = 124 ] && echo "FAIL: case timed out after ${t}s" >>"/job/results/$name.log"
+	if ! post_case_cleanup >>"/job/results/$name.log" 2>&1; then
+		echo "FAIL: cleanup after the case failed" >>"/job/results/$name.log"
+		[ "$rc" = 0 ] && rc=1
+	fi
+	cat "/job/results/$name.log"
+	echo "$rc" >"/job/results/$name.rc"
+	echo "rnbd-check: end $name rc=$rc" >/dev/kmsg
+	sync
+done
+exit 0
