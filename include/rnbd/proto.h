@@ -8,6 +8,7 @@
 #define RNBD_PROTO_H
 
 #include <linux/types.h>
+#include <linux/bits.h>
 #include <linux/build_bug.h>
 
 #define RNBD_PROTO_VER		1
@@ -57,8 +58,8 @@ struct rnbd_msg_open {
 } __packed;
 
 /* cache_flags bits of struct rnbd_msg_open_rsp */
-#define RNBD_CACHE_WRITEBACK	(1u << 0)
-#define RNBD_CACHE_FUA		(1u << 1)
+#define RNBD_CACHE_WRITEBACK	BIT(0)
+#define RNBD_CACHE_FUA		BIT(1)
 
 /**
  * struct rnbd_msg_open_rsp - the server's answer to RNBD_MSG_OPEN, written
@@ -114,10 +115,10 @@ enum rnbd_io_op {
 };
 
 /* flags of struct rnbd_msg_io */
-#define RNBD_F_FUA		(1u << 0)
-#define RNBD_F_PREFLUSH		(1u << 1)
-#define RNBD_F_NOUNMAP		(1u << 2)
-#define RNBD_F_SYNC		(1u << 3)
+#define RNBD_F_FUA		BIT(0)
+#define RNBD_F_PREFLUSH		BIT(1)
+#define RNBD_F_NOUNMAP		BIT(2)
+#define RNBD_F_SYNC		BIT(3)
 #define RNBD_F_ALL		(RNBD_F_FUA | RNBD_F_PREFLUSH | \
 				 RNBD_F_NOUNMAP | RNBD_F_SYNC)
 

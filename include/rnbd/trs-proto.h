@@ -14,6 +14,7 @@
 #define RNBD_TRS_PROTO_H
 
 #include <linux/types.h>
+#include <linux/sizes.h>
 #include <linux/build_bug.h>
 
 #define TRS_MAGIC		0x7e5b
@@ -35,7 +36,7 @@
 
 /* Limits a server may advertise and a client accepts. */
 #define TRS_MAX_QUEUE_DEPTH	4096u
-#define TRS_MAX_IO_SIZE		(1u << 20)
+#define TRS_MAX_IO_SIZE		SZ_1M
 #define TRS_MAX_CONNS		1024u
 
 /*
@@ -69,7 +70,7 @@ static inline u32 trs_imm_pack(u32 type, u32 slot, u32 arg)
 	BUILD_BUG_ON(TRS_IMM_ARG_SHIFT + TRS_IMM_ARG_BITS != TRS_IMM_SLOT_SHIFT);
 	BUILD_BUG_ON(TRS_MAX_QUEUE_DEPTH > (1u << TRS_IMM_SLOT_BITS));
 	BUILD_BUG_ON(TRS_HDR_AREA - 1 > TRS_IMM_MASK(TRS_IMM_ARG_BITS));
-	BUILD_BUG_ON(4095 > TRS_IMM_MASK(TRS_IMM_ARG_BITS)); /* MAX_ERRNO */
+	BUILD_BUG_ON(TRS_IMM_MASK(TRS_IMM_ARG_BITS) < 4095); /* MAX_ERRNO */
 
 	return (type & TRS_IMM_MASK(TRS_IMM_TYPE_BITS)) << TRS_IMM_TYPE_SHIFT |
 	       (slot & TRS_IMM_MASK(TRS_IMM_SLOT_BITS)) << TRS_IMM_SLOT_SHIFT |
@@ -128,6 +129,7 @@ struct trs_msg_conn_req {
  * @status: 0 on accept; on reject the errno magnitude explaining why
  * @queue_depth: number of chunks (request slots) of the session
  * @max_segments: most scatter/gather entries one request may use
+ * @reserved0: zero
  * @max_io_size: data bytes per chunk
  * @reserved: zero
  */

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/bug.h>
+#include <linux/compiler.h>
 
 static char *fault = "warn";
 module_param(fault, charp, 0444);
@@ -21,7 +22,7 @@ static int __init rnbd_selftest_init(void)
 		WARN(1, "rnbd_selftest: deliberate warning\n");
 	} else if (!strcmp(fault, "slub")) {
 		size_t i, len = 32;
-		volatile char *p = kmalloc(len, GFP_KERNEL);
+		char *p = kmalloc(len, GFP_KERNEL);
 
 		if (!p)
 			return -ENOMEM;
@@ -30,8 +31,8 @@ static int __init rnbd_selftest_init(void)
 		 */
 		OPTIMIZER_HIDE_VAR(len);
 		for (i = 0; i < len + 8; i++)
-			p[i] = 0x5a;
-		kfree((void *)p);
+			WRITE_ONCE(p[i], 0x5a);
+		kfree(p);
 	} else {
 		pr_err("unknown fault '%s'\n", fault);
 		return -EINVAL;
