@@ -10,7 +10,7 @@ cat >"$sync/../server.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 setup_rxe eth0 10.10.0.1/24
 timeout 120 rping -s -a 10.10.0.1 -C 5 -v >/tmp/rping.log 2>&1 &
-sleep 1
+wait_listen rping
 touch /sync/server-ready
 wait $! || { cat /tmp/rping.log; die "rping server failed"; }
 G

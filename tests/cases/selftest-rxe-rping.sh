@@ -8,7 +8,7 @@ rdma link show "$RXE_DEV/1" | grep -q 'state ACTIVE' || die "rxe not ACTIVE"
 ibv_devices | grep -q "$RXE_DEV" || die "ibv_devices does not list $RXE_DEV"
 timeout 60 rping -s -a "$RXE_ADDR" -C 5 -v >/tmp/rping-s.log 2>&1 &
 spid=$!
-sleep 1
+wait_listen rping
 timeout 50 rping -c -a "$RXE_ADDR" -C 5 -v >/tmp/rping-c.log 2>&1 ||
 	{ cat /tmp/rping-c.log; die "rping client failed"; }
 wait $spid || { cat /tmp/rping-s.log; die "rping server failed"; }

@@ -16,7 +16,7 @@ cat >"$sync/../server1.sh" <<'G'
 setup_rxe eth0 10.10.0.1/24
 echo "rnbd-persist-$(cat /sync/token)" | dd of=/dev/vda bs=4096 conv=sync,fsync 2>/dev/null
 timeout 300 rping -s -a 10.10.0.1 -v >/tmp/rping.log 2>&1 &
-sleep 1
+wait_listen rping
 touch /sync/server1-ready
 sleep 100000
 G
@@ -26,7 +26,7 @@ got=$(dd if=/dev/vda bs=4096 count=1 2>/dev/null | tr -d '\0' | head -1)
 expect_eq "disk contents after restart" "$got" "rnbd-persist-$(cat /sync/token)"
 setup_rxe eth0 10.10.0.1/24
 timeout 200 rping -s -a 10.10.0.1 -C 3 -v >/tmp/rping.log 2>&1 &
-sleep 1
+wait_listen rping
 touch /sync/server2-ready
 wait $! || { cat /tmp/rping.log; die "rping server failed"; }
 G

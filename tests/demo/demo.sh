@@ -11,7 +11,7 @@ setup_rxe
 rdma link show
 step "rdma_cm sanity check: rping over rxe0"
 rping -s -a "$RXE_ADDR" -C 3 >/dev/null 2>&1 &
-sleep 1
+wait_listen rping
 rping -c -a "$RXE_ADDR" -C 3 -v
 wait
 if [ ! -e "$REPO/client/rnbd_client.ko" ]; then

@@ -132,3 +132,14 @@ map_dev() {
 unmap_dev() {
 	echo "${2:-normal}" >"/sys/block/$1/rnbd/unmap_device"
 }
+
+# wait_listen COMM: wait (30 s at most) until a process named COMM has an
+# rdma_cm listener, so a client started next is not rejected.
+wait_listen() {
+	i=0
+	until rdma resource show cm_id 2>/dev/null | grep "comm $1" | grep -q LISTEN; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || die "$1 never listened"
+		sleep 0.1
+	done
+}
