@@ -120,7 +120,7 @@ map_dev() {
 	sess=$1
 	path=$2
 	shift 2
-	before=$(ls -d /sys/block/rnbd* 2>/dev/null)
+	before=$(ls -d /sys/block/rnbd* 2>/dev/null || true)
 	echo "sessname=$sess path=ip:${MAP_ADDR:-$RXE_ADDR} device_path=$path $*" \
 		>"$MAP_CTL" || return 1
 	for d in /sys/block/rnbd*; do
@@ -142,4 +142,65 @@ wait_listen() {
 		[ $i -lt 300 ] || die "$1 never listened"
 		sleep 0.1
 	done
+}
+
+# rnbd_setup: soft-RoCE plus the whole rnbd stack in this guest.
+rnbd_setup() {
+	setup_rxe
+	load_rnbd
+}
+
+# nullb_create NAME SIZE_MB [ATTR=VALUE...]: a null_blk device through
+# configfs (memory backed unless told otherwise); prints /dev/NAME.
+nullb_create() {
+	name=$1
+	size=$2
+	shift 2
+	lsmod | grep -q '^null_blk ' || modprobe null_blk nr_devices=0 ||
+		die "modprobe null_blk"
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config || die "configfs"
+	d=/sys/kernel/config/nullb/$name
+	mkdir "$d" || die "mkdir $d"
+	echo "$size" >"$d/size"
+	echo 1 >"$d/memory_backed"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || die "nullb $name: ${kv%%=*}"
+	done
+	echo 1 >"$d/power" || die "nullb $name: power"
+	udev_wait "/dev/$name"
+	echo "/dev/$name"
+}
+
+udev_wait() {
+	i=0
+	while [ ! -b "$1" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || die "$1 did not appear"
+		sleep 0.05
+	done
+}
+
+# sysfs_write FILE STRING: one write(2), prints OK or the errno name.
+sysfs_write() {
+	python3 "$REPO/tests/lib/sysfs-write.py" "$1" "$2"
+}
+
+# Remove every null_blk configfs device (after unmapping).
+nullb_destroy_all() {
+	for d in /sys/kernel/config/nullb/*/; do
+		[ -e "$d/power" ] || continue
+		echo 0 >"$d/power"
+		rmdir "$d"
+	done
+}
+
+# conn_stat SESS CONN FILE: a per-connection counter of a client session.
+conn_stat() {
+	cat /sys/class/rtrs-client/"$1"/paths/*/conns/"$2"/"$3"
+}
+
+# sha_dev DEV BYTES: checksum of the first BYTES of a device, read directly.
+sha_dev() {
+	dd if="$1" bs=1M count=$(($2 / 1048576)) iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1
 }

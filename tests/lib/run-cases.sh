@@ -4,7 +4,7 @@
 # Guest side of scripts/check: run several test cases in one guest boot.
 # Arguments: case files.  For each case it marks the kernel log
 # ("rnbd-check: begin/end NAME", which the host uses to tie console reports
-# to the case), runs the case under `sh -e` with its timeout, then cleans up
+# to the case), runs the case under `bash -e` with its timeout, then cleans up
 # (unmaps, unloads our modules, checks that no RDMA resources were leaked,
 # removes rxe) and writes /job/results/NAME.rc and NAME.log.
 . "$REPO/tests/lib/guest.sh"
@@ -17,8 +17,15 @@ case_timeout() {
 }
 
 post_case_cleanup() {
+	pkill -KILL fio 2>/dev/null
+	pkill -KILL rping 2>/dev/null
+	for m in $(awk '$1 ~ /^\/dev\/rnbd/ { print $2 }' /proc/mounts); do
+		umount "$m"
+	done
 	# rnbd first (its unload must work), then whatever else the case used.
 	(unload_rnbd) || return 1
+	nullb_destroy_all
+	losetup -D 2>/dev/null
 	if rdma link show "$RXE_DEV" >/dev/null 2>&1; then
 		left=$(rdma_res_counts)
 		case "$left" in
@@ -38,8 +45,10 @@ for c in "$@"; do
 	t=$(case_timeout "$c")
 	echo "rnbd-check: begin $name" >/dev/kmsg
 	echo "=== $name"
-	timeout -k 10 "$t" sh -e -c '. "$REPO/tests/lib/guest.sh"; cd "$REPO"; . "$1"' \
-		sh "$c" >"/job/results/$name.log" 2>&1
+	# bash -e with an ERR trap names the command that failed a case.
+	timeout -k 10 "$t" bash -eE -c '. "$REPO/tests/lib/guest.sh"; cd "$REPO"
+		trap '"'"'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (status $?)"'"'"' ERR
+		. "$1"' bash "$c" >"/job/results/$name.log" 2>&1
 	rc=$?
 	[ "$rc" = 124 ] && echo "FAIL: case timed out after ${t}s" >>"/job/results/$name.log"
 	if ! post_case_cleanup >>"/job/results/$name.log" 2>&1; then

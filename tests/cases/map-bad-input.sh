@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: malformed or hostile map_device strings (empty, missing fields,
+#       unknown and duplicate keys, bad addresses, over-long and 4 KiB+
+#       strings, NUL and control bytes, .. escapes, missing devices, a
+#       duplicate map, absent servers) each fail with their specific errno
+#       and leave sysfs and the session list as they were
+# boot: shared
+# timeout: 600
+rnbd_setup
+nb=$(nullb_create nullb1 16)
+A=$RXE_ADDR
+ok_dev=$(map_dev keep "$nb")
+snapshot() {
+	ls -d /sys/block/rnbd* /sys/class/rtrs-client/* 2>/dev/null
+	ls /sys/class/rnbd-client/ctl/devices/ 2>/dev/null
+	grep -c rnbd /proc/partitions
+}
+before=$(snapshot)
+long() {	# long N: N characters
+	head -c "$1" /dev/zero | tr '\0' x
+}
+n=0
+try() {		# try EXPECTED STRING [alternative errnos...]
+	want=$1
+	str=$2
+	shift 2
+	n=$((n + 1))
+	got=$(sysfs_write "$MAP_CTL" "$str")
+	ok=0
+	for w in "$want" "$@"; do
+		[ "$got" = "$w" ] && ok=1
+	done
+	show=$(printf '%s' "$str" | cut -c1-70)
+	[ $ok = 1 ] || die "case $n '$show': got $got, expected $want $*"
+	now=$(snapshot)
+	[ "$now" = "$before" ] || die "case $n '$show' changed sysfs: $now"
+	log "case $n: $got  <- $show"
+}
+try EINVAL ""
+try EINVAL "\n"
+try EINVAL "   "
+try EINVAL "sessname=bad"
+try EINVAL "sessname=bad path=ip:$A"
+try EINVAL "path=ip:$A device_path=$nb"
+try EINVAL "sessname=bad device_path=$nb" ENXIO
+try EINVAL "sessname=bad path=ip:$A device_path=$nb foo=bar"
+try EINVAL "sessname=bad path=ip:$A device_path=$nb garbage"
+try EINVAL "sessname=bad sessname=bad2 path=ip:$A device_path=$nb"
+try EINVAL "sessname=bad path=ip:$A device_path=$nb device_path=$nb"
+try EINVAL "sessname= path=ip:$A device_path=$nb"
+try EINVAL "sessname=bad path= device_path=$nb"
+try EINVAL "sessname=bad path=ip:$A device_path="
+try EINVAL "sessname=a/b path=ip:$A device_path=$nb"
+try EINVAL "sessname=a.b path=ip:$A device_path=$nb"
+try EINVAL "sessname=$(long 300) path=ip:$A device_path=$nb"
+try EINVAL "sessname=bad path=$A device_path=$nb"
+try EINVAL "sessname=bad path=ip:999.1.1.1 device_path=$nb"
+try EINVAL "sessname=bad path=ip:10.9.0 device_path=$nb"
+try EINVAL "sessname=bad path=ip: device_path=$nb"
+try EINVAL "sessname=bad path=ip:fe80::zz device_path=$nb"
+try EINVAL "sessname=bad path=tcp:$A device_path=$nb"
+try EINVAL "sessname=bad path=ip:$A device_path=$nb access_mode=wo"
+try EINVAL "sessname=bad path=ip:$A device_path=$nb access_mode="
+try EINVAL "sessname=bad path=ip:$A device_path=$nb dest_port=99999"
+try EINVAL "sessname=bad path=ip:$A device_path=$nb dest_port=abc"
+try EINVAL "sessname=bad path=ip:$A device_path=/$(long 300)"
+try EINVAL "sessname=bad path=ip:$A device_path=$nb $(long 3900)"
+try E2BIG "sessname=bad path=ip:$A device_path=$nb $(long 5000)" EINVAL
+try EINVAL "sessname=bad\\x00 path=ip:$A device_path=$nb"
+try EINVAL "sessname=bad path=ip:$A device_path=/dev/null\\x00b1"
+try EINVAL "sessname=bad path=ip:$A device_path=/dev/nul\\x01lb1"
+try EINVAL "sessname=bad path=ip:$A device_path=/dev/../dev/nullb1" EPERM
+try EINVAL "sessname=bad path=ip:$A device_path=../../dev/nullb1" EPERM
+try ENOENT "sessname=bad path=ip:$A device_path=/dev/does-not-exist"
+try ENOTBLK "sessname=bad path=ip:$A device_path=/etc/hostname" EINVAL
+try EEXIST "sessname=keep path=ip:$A device_path=$nb"
+try EEXIST "sessname=keep device_path=$nb"
+try EINVAL "sessname=keep path=ip:10.9.0.2 device_path=$nb"
+try ECONNREFUSED "sessname=bad path=ip:$A device_path=$nb dest_port=4444"
+try EHOSTUNREACH "sessname=bad path=ip:10.9.0.77 device_path=$nb" ETIMEDOUT ENETUNREACH EADDRNOTAVAIL
+try EHOSTUNREACH "sessname=bad path=ip:192.0.2.1 device_path=$nb" ETIMEDOUT ENETUNREACH EADDRNOTAVAIL
+[ $n -ge 30 ] || die "only $n bad inputs"
+# The existing mapping still works.
+dd if=/dev/$ok_dev of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null || die "IO on the kept map"
+grep -q 'rnbd_client' /proc/modules
+dmesg | grep -ci 'rnbd' >/dev/null || die "no rnbd lines in dmesg"
+unmap_dev "$ok_dev"

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: the server's dev_search_path confines what a client may open:
+#       names resolve under it, absolute device_path is joined to it, and
+#       ".." escapes are refused
+# boot: shared
+# timeout: 200
+mkdir -p /run/exports
+nb=$(nullb_create nullb1 16)
+ln -s "$nb" /run/exports/disk1
+SERVER_PARAMS="dev_search_path=/run/exports/"
+rnbd_setup
+dev=$(map_dev confined disk1)
+expect_eq "size" "$(cat /sys/block/$dev/size)" 32768
+dev2=$(map_dev confined2 /disk1)
+unmap_dev "$dev2"
+expect_eq "outside the search path" \
+	"$(sysfs_write "$MAP_CTL" "sessname=c3 path=ip:$RXE_ADDR device_path=$nb")" ENOENT
+r=$(sysfs_write "$MAP_CTL" "sessname=c3 path=ip:$RXE_ADDR device_path=../../dev/nullb1")
+case $r in EINVAL|EPERM) ;; *) die ".. escape: $r" ;; esac
+r=$(sysfs_write "$MAP_CTL" "sessname=c3 path=ip:$RXE_ADDR device_path=disk1/../../../dev/nullb1")
+case $r in EINVAL|EPERM) ;; *) die "inner .. escape: $r" ;; esac
+unmap_dev "$dev"

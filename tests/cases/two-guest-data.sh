@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: two guests: the client guest maps the server guest's virtio disk
+#       over RDMA (rxe on a virtual link) and passes the data test; the
+#       server guest then finds the client's pattern on its disk
+# boot: host
+# timeout: 900
+. "$REPO/tests/lib/host.sh"
+sync=$(mk_dir sync)
+img=$CASE_RESULTS/server-disk.img
+truncate -s 256M "$img"
+p=$((20000 + RANDOM % 20000))
+cat >"$sync/../server.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.1/24
+load_rnbd_server
+touch /sync/server-ready
+i=0
+while [ ! -e /sync/client-done ]; do
+	i=$((i + 1)); [ $i -lt 1500 ] || die "client never finished"; sleep 0.5
+done
+got=$(dd if=/dev/vda bs=1M skip=200 count=16 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
+expect_eq "client's pattern on the server disk" "$got" "$(cat /sync/pattern.sha)"
+unload_rnbd
+G
+cat >"$sync/../client.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.2/24
+load_rnbd_client
+i=0
+while [ ! -e /sync/server-ready ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || die "server never ready"; sleep 0.5
+done
+dev=$(MAP_ADDR=10.10.0.1 map_dev remote /dev/vda)
+expect_eq "remote size" "$(cat /sys/block/$dev/size)" $((256 * 2048))
+fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
+	--bsrange=4k-124k --iodepth=32 --size=128M --verify=crc32c --verify_fatal=1 \
+	--verify_state_save=0 --numjobs=2 --offset_increment=64M \
+	--cpus_allowed=0,1 --cpus_allowed_policy=split >/tmp/fio.out 2>&1 ||
+	{ cat /tmp/fio.out; die "fio verify"; }
+head -c 16777216 /dev/urandom >/tmp/p
+sha256sum </tmp/p | cut -d' ' -f1 >/sync/pattern.sha
+dd if=/tmp/p of=/dev/$dev bs=1M seek=200 oflag=direct conv=fsync 2>/dev/null || die "dd"
+expect_eq "read back" "$(dd if=/dev/$dev bs=1M skip=200 count=16 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" "$(cat /sync/pattern.sha)"
+unmap_dev "$dev"
+unload_rnbd
+touch /sync/client-done
+G
+start_guest server --timeout 800 --share "$sync" --disk "$img" --net "$p:$((p + 1)):52:54:00:00:00:01" "$sync/../server.sh"
+start_guest client --timeout 800 --share "$sync" --net "$((p + 1)):$p:52:54:00:00:00:02" "$sync/../client.sh"
+crc=0; wait_guest client || crc=$?
+src=0; wait_guest server || src=$?
+guest_log client
+guest_log server
+[ "$crc" = 0 ] || die "client guest status $crc"
+[ "$src" = 0 ] || die "server guest status $src"
