@@ -154,4 +154,11 @@ void trs_srv_close(struct trs_srv_ctx *ctx);
 void trs_srv_resp(struct trs_srv_req *req, int status, u32 len);
 const char *trs_srv_sess_name(struct trs_srv_sess *sess);
 
+/* ------------------------------------------------------------------ */
+/* addresses ("ip:10.9.0.1", "ip:fe80::1%eth0"), rnbd_trs_core        */
+/* ------------------------------------------------------------------ */
+
+int trs_addr_parse(const char *str, struct sockaddr_storage *addr);
+int trs_addr_print(const struct sockaddr *addr, char *buf, size_t len);
+
 #endif /* RNBD_TRS_H */

@@ -12,16 +12,22 @@ q=/sys/block/$dev/queue
 expect_eq "write_cache" "$(cat $q/write_cache)" "write back"
 expect_eq "fua" "$(cat $q/fua)" 1
 [ "$(cat $q/discard_max_bytes)" -gt 0 ] || die "discard not advertised"
-[ "$(cat $q/write_zeroes_max_bytes)" -gt 0 ] || die "write-zeroes not advertised"
-flushes() {	# completed flush requests of the server device (field 16)
-	awk '{ print $16 }' "/sys/block/$(basename "$nb")/stat"
+# null_blk has no write-zeroes: the client must not claim it either (the
+# block layer then writes zero pages itself).
+expect_eq "write-zeroes limit mirrors the server" \
+	"$(cat $q/write_zeroes_max_bytes)" "$(cat /sys/block/nullb1/queue/write_zeroes_max_bytes)"
+flushes() {	# completed flush requests of a block device (stat field 16)
+	awk '{ print $16 }' "/sys/block/$1/stat"
 }
-f0=$(flushes)
+s0=$(flushes "$(basename "$nb")")
+c0=$(flushes "$dev")
 fio --name=f --filename=/dev/$dev --rw=write --bs=4k --size=1M --fsync=1 \
 	--ioengine=sync >/tmp/fio.out 2>&1 || { cat /tmp/fio.out; die "fio --fsync=1"; }
-f1=$(flushes)
-log "server flushes: $f0 -> $f1"
-[ $((f1 - f0)) -ge 256 ] || die "only $((f1 - f0)) flushes reached the server for 256 fsyncs"
+s1=$(flushes "$(basename "$nb")")
+c1=$(flushes "$dev")
+log "flushes: client $c0 -> $c1, server $s0 -> $s1"
+[ $((c1 - c0)) -ge 250 ] || die "only $((c1 - c0)) flushes on the client for 256 fsyncs"
+expect_eq "flushes that reached the server" $((s1 - s0)) $((c1 - c0))
 
 head -c 4194304 /dev/urandom | dd of=/dev/$dev bs=1M oflag=direct 2>/dev/null
 zero4m=$(head -c 4194304 /dev/zero | sha256sum | cut -d' ' -f1)
@@ -33,3 +39,18 @@ blkdiscard -z -o 0 -l 4194304 /dev/$dev || die "blkdiscard -z"
 expect_eq "write-zeroes through rnbd" "$(sha_dev /dev/$dev 4194304)" "$zero4m"
 expect_eq "write-zeroes on the server" "$(sha_dev "$nb" 4194304)" "$zero4m"
 unmap_dev "$dev"
+
+# A loop device over a tmpfs file does support write-zeroes: it must be
+# advertised and carried as such.
+modprobe loop
+truncate -s 64M /tmp/loop.img
+lo=$(losetup -f --show /tmp/loop.img)
+dev=$(map_dev wz "$lo")
+wz=$(cat /sys/block/$dev/queue/write_zeroes_max_bytes)
+[ "$wz" -gt 0 ] || die "write-zeroes of the loop device not advertised"
+head -c 4194304 /dev/urandom | dd of=/dev/$dev bs=1M oflag=direct 2>/dev/null
+blkdiscard -z -o 1048576 -l 2097152 /dev/$dev || die "blkdiscard -z on loop"
+got=$(dd if="$lo" bs=1M skip=1 count=2 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
+expect_eq "zeroed range on the loop device" "$got" "$(head -c 2097152 /dev/zero | sha256sum | cut -d' ' -f1)"
+unmap_dev "$dev"
+losetup -d "$lo"

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rnbd client: block devices.  Map opens a path on the server and creates
+ * /dev/rnbdN on the session's tag set; blk-mq requests become RNBD_MSG_IO
+ * messages submitted on the transport slot equal to their tag, on the
+ * connection equal to their hardware queue.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/idr.h>
+#include <linux/log2.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "rnbd-clt.h"
+
+#define RNBD_CLT_MAX_DEVS	(1 << (MINORBITS - RNBD_CLT_PART_BITS))
+/* Largest discard or write-zeroes: rnbd_msg_io.len is 32 bits of bytes. */
+#define RNBD_CLT_MAX_LEN_SECTORS \
+	round_down(U32_MAX >> SECTOR_SHIFT, PAGE_SIZE >> SECTOR_SHIFT)
+
+static int rnbd_clt_major;
+static DEFINE_IDA(rnbd_clt_index_ida);
+
+static u8 rnbd_clt_rq_flags(struct request *rq)
+{
+	u8 flags = 0;
+
+	if (rq->cmd_flags & REQ_FUA)
+		flags |= RNBD_F_FUA;
+	if (rq->cmd_flags & REQ_PREFLUSH)
+		flags |= RNBD_F_PREFLUSH;
+	if (rq->cmd_flags & REQ_NOUNMAP)
+		flags |= RNBD_F_NOUNMAP;
+	if (rq->cmd_flags & REQ_SYNC)
+		flags |= RNBD_F_SYNC;
+	return flags;
+}
+
+static bool rnbd_clt_rq_has_data(struct request *rq)
+{
+	return req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE;
+}
+
+/* Build the IO message and the data mapping of a disk request. */
+static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
+				     struct request *rq,
+				     struct rnbd_clt_iu *iu)
+{
+	enum dma_data_direction dir = DMA_NONE;
+	u64 sector = blk_rq_pos(rq);
+	u8 op;
+
+	if (READ_ONCE(dev->state) != RNBD_CLT_DEV_MAPPED)
+		return BLK_STS_IOERR;
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		op = RNBD_OP_READ;
+		dir = DMA_FROM_DEVICE;
+		break;
+	case REQ_OP_WRITE:
+		op = RNBD_OP_WRITE;
+		dir = DMA_TO_DEVICE;
+		break;
+	case REQ_OP_FLUSH:
+		op = RNBD_OP_FLUSH;
+		sector = 0;
+		break;
+	case REQ_OP_DISCARD:
+		op = RNBD_OP_DISCARD;
+		break;
+	case REQ_OP_WRITE_ZEROES:
+		op = RNBD_OP_WRITE_ZEROES;
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+
+	iu->msg = (struct rnbd_msg_io) {
+		.hdr.type = cpu_to_le16(RNBD_MSG_IO),
+		.hdr.version = RNBD_PROTO_VER,
+		.op = op,
+		.flags = rnbd_clt_rq_flags(rq),
+		.prio = cpu_to_le16(req_get_ioprio(rq)),
+		.dev_id = cpu_to_le32(dev->dev_id),
+		.len = cpu_to_le32(blk_rq_bytes(rq)),
+		.sector = cpu_to_le64(sector),
+	};
+	iu->trs = (struct trs_clt_io) {
+		.dir = dir,
+		.usr_hdr = &iu->msg,
+		.usr_len = sizeof(iu->msg),
+		.done = rnbd_clt_io_done,
+	};
+	if (dir == DMA_NONE)
+		return BLK_STS_OK;
+
+	iu->sgt.sgl = iu->first_sgl;
+	if (sg_alloc_table_chained(&iu->sgt, blk_rq_nr_phys_segments(rq),
+				   iu->first_sgl, RNBD_CLT_INLINE_SG_CNT))
+		return BLK_STS_RESOURCE;
+	iu->trs.sgl = iu->sgt.sgl;
+	iu->trs.sg_cnt = blk_rq_map_sg(rq->q, rq, iu->sgt.sgl);
+	iu->trs.data_len = blk_rq_bytes(rq);
+	return BLK_STS_OK;
+}
+
+static blk_status_t rnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
+				      const struct blk_mq_queue_data *bd)
+{
+	struct rnbd_clt_sess *sess = hctx->queue->tag_set->driver_data;
+	struct request *rq = bd->rq;
+	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+	struct rnbd_clt_dev *dev = rq->q->queuedata;
+	blk_status_t sts;
+	int err;
+
+	/* Admin requests (no queuedata) come prepared by their sender. */
+	if (dev) {
+		sts = rnbd_clt_prep_io(dev, rq, iu);
+		if (sts)
+			return sts;
+	}
+	iu->trs.slot = rq->tag;
+	iu->status = 0;
+
+	blk_mq_start_request(rq);
+	err = trs_clt_request(sess->trs, hctx->queue_num, &iu->trs);
+	if (likely(!err))
+		return BLK_STS_OK;
+
+	if (rnbd_clt_rq_has_data(rq))
+		sg_free_table_chained(&iu->sgt, RNBD_CLT_INLINE_SG_CNT);
+	iu->status = err;
+	if (err == -EAGAIN || err == -ENOMEM)
+		return BLK_STS_RESOURCE;
+	/* -ENOTCONN: lost the session, the disconnect event is on its way */
+	if (err != -ENOTCONN)
+		pr_err_ratelimited("session %s: submitting a request failed: %d\n",
+				   sess->name, err);
+	return BLK_STS_IOERR;
+}
+
+/**
+ * rnbd_clt_io_done() - transport completion of a request
+ * @io: the request's transport part
+ * @status: 0 or a negative errno from the server or the transport
+ *
+ * Context: softirq.
+ */
+void rnbd_clt_io_done(struct trs_clt_io *io, int status)
+{
+	struct rnbd_clt_iu *iu = container_of(io, struct rnbd_clt_iu, trs);
+
+	iu->status = status;
+	blk_mq_complete_request(blk_mq_rq_from_pdu(iu));
+}
+
+static void rnbd_clt_complete_rq(struct request *rq)
+{
+	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+
+	if (rnbd_clt_rq_has_data(rq))
+		sg_free_table_chained(&iu->sgt, RNBD_CLT_INLINE_SG_CNT);
+	blk_mq_end_request(rq, errno_to_blk_status(iu->status));
+}
+
+/*
+ * The transport answers or drains every request it accepted, and the server
+ * may still write into a request's buffers until then: never complete one
+ * here, keep waiting.
+ */
+static enum blk_eh_timer_return rnbd_clt_timeout(struct request *rq)
+{
+	struct rnbd_clt_sess *sess = rq->q->tag_set->driver_data;
+
+	pr_warn_ratelimited("session %s: request %d (op %u) unanswered for %u s, still waiting\n",
+			    sess->name, rq->tag, req_op(rq), rq->timeout / HZ);
+	return BLK_EH_RESET_TIMER;
+}
+
+const struct blk_mq_ops rnbd_clt_mq_ops = {
+	.queue_rq	= rnbd_clt_queue_rq,
+	.complete	= rnbd_clt_complete_rq,
+	.timeout	= rnbd_clt_timeout,
+};
+
+static int rnbd_clt_open(struct block_device *bdev, fmode_t mode)
+{
+	struct rnbd_clt_dev *dev = bdev->bd_disk->private_data;
+
+	/* Called under disk->open_mutex, which unmap holds to change state. */
+	if (READ_ONCE(dev->state) == RNBD_CLT_DEV_UNMAPPING)
+		return -ENXIO;
+	return 0;
+}
+
+/*
+ * A force-unmapped disk may stay open after its rnbd_clt_dev is freed: no
+ * callback but .open (never called after del_gendisk) may use private_data.
+ */
+static const struct block_device_operations rnbd_clt_fops = {
+	.owner	= THIS_MODULE,
+	.open	= rnbd_clt_open,
+};
+
+static bool rnbd_clt_bs_ok(u32 bs)
+{
+	return is_power_of_2(bs) && bs >= SECTOR_SIZE && bs <= PAGE_SIZE;
+}
+
+static int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
+				   const struct rnbd_msg_open_rsp *rsp)
+{
+	u32 lbs = le16_to_cpu(rsp->logical_block_size);
+	u32 pbs = le16_to_cpu(rsp->physical_block_size);
+	u32 gran = le32_to_cpu(rsp->discard_granularity);
+	u32 align = le32_to_cpu(rsp->discard_alignment);
+	const char *why = NULL;
+
+	if (rsp->reserved0 || memchr_inv(rsp->reserved, 0, sizeof(rsp->reserved)))
+		why = "reserved fields are not zero";
+	else if (!rnbd_clt_bs_ok(lbs) || !rnbd_clt_bs_ok(pbs) || pbs < lbs)
+		why = "bad block size";
+	else if (le64_to_cpu(rsp->nsectors) > (U64_MAX >> (SECTOR_SHIFT + 1)))
+		why = "bad device size";
+	else if (le32_to_cpu(rsp->max_hw_sectors) < (PAGE_SIZE >> SECTOR_SHIFT))
+		why = "bad max_hw_sectors";
+	else if (!rsp->max_segments)
+		why = "bad max_segments";
+	else if (rsp->max_discard_sectors &&
+		 (!gran || gran % lbs || align >= gran || align % SECTOR_SIZE))
+		why = "bad discard granularity or alignment";
+	else if (!rsp->max_discard_sectors && (gran || align))
+		why = "discard limits without discard support";
+	else if (rsp->rotational > 1)
+		why = "bad rotational flag";
+	else if (rsp->cache_flags & ~(RNBD_CACHE_WRITEBACK | RNBD_CACHE_FUA))
+		why = "unknown cache flags";
+	if (!why)
+		return 0;
+	pr_err("%s@%s: invalid open response from the server: %s\n",
+	       dev->path, dev->sess->name, why);
+	return -EPROTO;
+}
+
+static void rnbd_clt_set_limits(struct rnbd_clt_dev *dev, struct request_queue *q,
+				const struct rnbd_msg_open_rsp *rsp)
+{
+	const struct trs_clt_attrs *attrs = &dev->sess->attrs;
+	u32 discard = le32_to_cpu(rsp->max_discard_sectors);
+	u32 zeroes = le32_to_cpu(rsp->max_write_zeroes_sectors);
+
+	blk_queue_logical_block_size(q, le16_to_cpu(rsp->logical_block_size));
+	blk_queue_physical_block_size(q, le16_to_cpu(rsp->physical_block_size));
+	blk_queue_max_hw_sectors(q, min(le32_to_cpu(rsp->max_hw_sectors),
+					attrs->max_io_size >> SECTOR_SHIFT));
+	blk_queue_max_segments(q, min_t(u32, attrs->max_segments, USHRT_MAX));
+	blk_queue_virt_boundary(q, SZ_4K - 1);
+	blk_queue_write_cache(q, rsp->cache_flags & RNBD_CACHE_WRITEBACK,
+			      rsp->cache_flags & RNBD_CACHE_FUA);
+	if (!rsp->rotational)
+		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	if (discard) {
+		blk_queue_max_discard_sectors(q, min(discard,
+						     RNBD_CLT_MAX_LEN_SECTORS));
+		blk_queue_max_discard_segments(q, 1);
+		q->limits.discard_granularity =
+			le32_to_cpu(rsp->discard_granularity);
+		q->limits.discard_alignment = le32_to_cpu(rsp->discard_alignment);
+	}
+	blk_queue_max_write_zeroes_sectors(q, min(zeroes,
+						  RNBD_CLT_MAX_LEN_SECTORS));
+}
+
+static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
+			     const struct rnbd_msg_open_rsp *rsp)
+{
+	struct gendisk *disk;
+	int err;
+
+	disk = blk_mq_alloc_disk(&dev->sess->tag_set, dev);
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
+	disk->major = rnbd_clt_major;
+	disk->first_minor = dev->idx << RNBD_CLT_PART_BITS;
+	disk->minors = 1 << RNBD_CLT_PART_BITS;
+	disk->fops = &rnbd_clt_fops;
+	disk->private_data = dev;
+	snprintf(disk->disk_name, sizeof(disk->disk_name), "rnbd%d", dev->idx);
+	rnbd_clt_set_limits(dev, disk->queue, rsp);
+	set_capacity(disk, le64_to_cpu(rsp->nsectors));
+	set_disk_ro(disk, dev->access_mode == RNBD_ACCESS_RO);
+
+	dev->disk = disk;
+	err = add_disk(disk);
+	if (err) {
+		dev->disk = NULL;
+		put_disk(disk);
+	}
+	return err;
+}
+
+static void rnbd_clt_disk_del(struct rnbd_clt_dev *dev)
+{
+	del_gendisk(dev->disk);
+	put_disk(dev->disk);
+	dev->disk = NULL;
+}
+
+static struct rnbd_clt_dev *rnbd_clt_dev_alloc(struct rnbd_clt_sess *sess,
+					       const struct rnbd_clt_map_opts *opts)
+{
+	struct rnbd_clt_dev *dev;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	rnbd_clt_dev_kobj_init(dev);
+	dev->idx = ida_alloc_max(&rnbd_clt_index_ida, RNBD_CLT_MAX_DEVS - 1,
+				 GFP_KERNEL);
+	if (dev->idx < 0) {
+		int err = dev->idx;
+
+		kobject_put(&dev->kobj);
+		return ERR_PTR(err);
+	}
+	dev->sess = sess;
+	dev->state = RNBD_CLT_DEV_MAPPING;
+	dev->access_mode = opts->access_mode;
+	strscpy(dev->path, opts->path, sizeof(dev->path));
+	return dev;
+}
+
+/* Frees @dev and drops its session reference. */
+static void rnbd_clt_dev_free(struct rnbd_clt_dev *dev)
+{
+	struct rnbd_clt_sess *sess = dev->sess;
+
+	ida_free(&rnbd_clt_index_ida, dev->idx);
+	kobject_put(&dev->kobj);
+	rnbd_clt_sess_put(sess);
+}
+
+/* Put @dev on its session's list, unless the path is mapped there already. */
+static int rnbd_clt_dev_link(struct rnbd_clt_dev *dev)
+{
+	struct rnbd_clt_sess *sess = dev->sess;
+	struct rnbd_clt_dev *pos;
+	int err = 0;
+
+	mutex_lock(&sess->lock);
+	if (!sess->connected) {
+		pr_err("map_device: session %s is disconnected; unmap its devices first\n",
+		       sess->name);
+		err = -ENOTCONN;
+		goto unlock;
+	}
+	list_for_each_entry(pos, &sess->devs, node) {
+		if (!strcmp(pos->path, dev->path)) {
+			pr_err("map_device: %s is already mapped in session %s\n",
+			       dev->path, sess->name);
+			err = -EEXIST;
+			goto unlock;
+		}
+	}
+	list_add_tail(&dev->node, &sess->devs);
+unlock:
+	mutex_unlock(&sess->lock);
+	return err;
+}
+
+static void rnbd_clt_dev_unlink(struct rnbd_clt_dev *dev)
+{
+	mutex_lock(&dev->sess->lock);
+	list_del(&dev->node);
+	mutex_unlock(&dev->sess->lock);
+}
+
+/* MAPPING -> MAPPED, unless the session disconnected meanwhile. */
+static int rnbd_clt_dev_set_mapped(struct rnbd_clt_dev *dev)
+{
+	int err = 0;
+
+	mutex_lock(&dev->sess->lock);
+	if (dev->state == RNBD_CLT_DEV_MAPPING)
+		WRITE_ONCE(dev->state, RNBD_CLT_DEV_MAPPED);
+	else
+		err = -ENOTCONN;
+	mutex_unlock(&dev->sess->lock);
+	return err;
+}
+
+/*
+ * Claim the teardown of @dev.  Under disk->open_mutex so that no open can
+ * slip between the openers check and the state change.
+ */
+static int rnbd_clt_dev_set_unmapping(struct rnbd_clt_dev *dev, bool force,
+				      bool *was_mapped)
+{
+	struct rnbd_clt_sess *sess = dev->sess;
+	int err = 0;
+
+	mutex_lock(&dev->disk->open_mutex);
+	mutex_lock(&sess->lock);
+	if (dev->state == RNBD_CLT_DEV_UNMAPPING) {
+		err = -EALREADY;
+	} else if (!force && disk_openers(dev->disk)) {
+		pr_err("%s: unmap_device: device is open (%u openers), use \"force\"\n",
+		       dev->disk->disk_name, disk_openers(dev->disk));
+		err = -EBUSY;
+	} else {
+		*was_mapped = dev->state == RNBD_CLT_DEV_MAPPED;
+		WRITE_ONCE(dev->state, RNBD_CLT_DEV_UNMAPPING);
+	}
+	mutex_unlock(&sess->lock);
+	mutex_unlock(&dev->disk->open_mutex);
+	return err;
+}
+
+/**
+ * rnbd_clt_map_device() - map a remote device as /dev/rnbdN
+ * @opts: parsed map request
+ *
+ * On failure nothing is left behind: no session (unless other devices use
+ * it), no disk, no sysfs entry, and the device is closed on the server.
+ *
+ * Context: process context, sleeps.
+ * Return: 0, -EEXIST if the path is mapped in that session already, the
+ * server's or the transport's errno, or another negative errno.
+ */
+int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
+{
+	struct rnbd_msg_open_rsp rsp;
+	struct rnbd_clt_sess *sess;
+	struct rnbd_clt_dev *dev;
+	bool was_mapped;
+	int err;
+
+	sess = rnbd_clt_sess_get(opts);
+	if (IS_ERR(sess))
+		return PTR_ERR(sess);
+	dev = rnbd_clt_dev_alloc(sess, opts);
+	if (IS_ERR(dev)) {
+		rnbd_clt_sess_put(sess);
+		return PTR_ERR(dev);
+	}
+	err = rnbd_clt_dev_link(dev);
+	if (err)
+		goto free_dev;
+
+	err = rnbd_clt_send_open(dev, &rsp);
+	if (err) {
+		pr_err("%s@%s: opening the device on the server failed: %d\n",
+		       dev->path, sess->name, err);
+		goto unlink_dev;
+	}
+	dev->dev_id = le32_to_cpu(rsp.dev_id);
+	err = rnbd_clt_check_open_rsp(dev, &rsp);
+	if (err)
+		goto close_remote;
+	err = rnbd_clt_dev_set_mapped(dev);
+	if (err)
+		goto close_remote;
+	err = rnbd_clt_disk_add(dev, &rsp);
+	if (err)
+		goto close_remote;
+	err = rnbd_clt_dev_sysfs_add(dev);
+	if (err)
+		goto del_disk;
+
+	pr_info("%s: mapped %s@%s (%s, %llu sectors)\n", dev->disk->disk_name,
+		dev->path, sess->name,
+		dev->access_mode == RNBD_ACCESS_RO ? "ro" : "rw",
+		le64_to_cpu(rsp.nsectors));
+	return 0;
+
+del_disk:
+	rnbd_clt_dev_set_unmapping(dev, true, &was_mapped);
+	rnbd_clt_disk_del(dev);
+close_remote:
+	rnbd_clt_send_close(dev);
+unlink_dev:
+	rnbd_clt_dev_unlink(dev);
+free_dev:
+	rnbd_clt_dev_free(dev);
+	return err;
+}
+
+/**
+ * rnbd_clt_unmap_device() - remove /dev/rnbdN and close it on the server
+ * @dev: mapped device; freed on success
+ * @force: unmap even if the device is open; its IO fails from now on
+ * @self: the sysfs attribute whose store calls this, or NULL
+ *
+ * Requests in flight complete when the transport answers or drains them;
+ * new ones fail.  With @self, the attribute removes itself first so that
+ * removing its directory does not wait for the running store.
+ *
+ * Context: process context, sleeps.
+ * Return: 0, -EBUSY if the device is open and !@force, -EALREADY if it is
+ * being unmapped already.
+ */
+int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
+			  const struct attribute *self)
+{
+	char name[DISK_NAME_LEN];
+	bool was_mapped;
+	int err;
+
+	err = rnbd_clt_dev_set_unmapping(dev, force, &was_mapped);
+	if (err)
+		return err;
+	strscpy(name, dev->disk->disk_name, sizeof(name));
+	if (force)
+		blk_mark_disk_dead(dev->disk);
+	rnbd_clt_dev_sysfs_remove(dev, self);
+	/* Waits for the requests in flight: CLOSE goes after the last IO. */
+	rnbd_clt_disk_del(dev);
+	if (was_mapped)
+		rnbd_clt_send_close(dev);
+	rnbd_clt_dev_unlink(dev);
+	rnbd_clt_dev_free(dev);
+	pr_info("%s: unmapped%s\n", name, force ? " (force)" : "");
+	return 0;
+}
+
+/**
+ * rnbd_clt_dev_init() - register the rnbd block major
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnbd_clt_dev_init(void)
+{
+	rnbd_clt_major = register_blkdev(0, "rnbd");
+	if (rnbd_clt_major < 0) {
+		pr_err("registering the block major failed: %d\n",
+		       rnbd_clt_major);
+		return rnbd_clt_major;
+	}
+	return 0;
+}
+
+/**
+ * rnbd_clt_dev_exit() - undo rnbd_clt_dev_init(); every device is unmapped
+ */
+void rnbd_clt_dev_exit(void)
+{
+	unregister_blkdev(rnbd_clt_major, "rnbd");
+	ida_destroy(&rnbd_clt_index_ida);
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rnbd client: module, sessions and control messages.
+ *
+ * A session is a transport session plus one blk-mq tag set that all its
+ * disks share (queue_depth = transport slots, one hardware queue per
+ * connection).  OPEN and CLOSE travel as passthrough requests on an admin
+ * queue of the same tag set, on its reserved tags, so a blk-mq tag is the
+ * transport slot of every message and there is no second allocator.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/ipv6.h>
+
+#include <rnbd/trs-proto.h>
+
+#include "rnbd-clt.h"
+
+/* How long a map or unmap waits for the server's answer to OPEN or CLOSE. */
+#define RNBD_CLT_ADMIN_TIMEOUT	(30 * HZ)
+
+static LIST_HEAD(rnbd_clt_sessions);
+/* Guards rnbd_clt_sessions and serialises session creation. */
+static DEFINE_MUTEX(rnbd_clt_sess_mutex);
+
+/**
+ * struct rnbd_clt_admin - one OPEN or CLOSE exchange
+ * @ref: the waiting caller and the request; the request may outlive a
+ *	caller that stopped waiting
+ * @done: completed by the request
+ * @status: 0 or the errno of the transport or the server
+ * @msg: the message
+ * @msg_len: its length
+ * @sg: describes @rsp
+ * @rsp: receives the server's open response (DMA target, own cache lines)
+ */
+struct rnbd_clt_admin {
+	refcount_t		ref;
+	struct completion	done;
+	int			status;
+	union {
+		struct rnbd_msg_open	open;
+		struct rnbd_msg_close	close;
+	} msg;
+	u16			msg_len;
+	struct scatterlist	sg;
+	struct rnbd_msg_open_rsp rsp ____cacheline_aligned;
+};
+
+static struct rnbd_clt_admin *rnbd_clt_admin_alloc(u16 type, u16 msg_len)
+{
+	struct rnbd_clt_admin *adm;
+
+	adm = kzalloc(sizeof(*adm), GFP_KERNEL);
+	if (!adm)
+		return NULL;
+	refcount_set(&adm->ref, 1);
+	init_completion(&adm->done);
+	adm->msg.open.hdr.type = cpu_to_le16(type);
+	adm->msg.open.hdr.version = RNBD_PROTO_VER;
+	adm->msg_len = msg_len;
+	return adm;
+}
+
+static void rnbd_clt_admin_put(struct rnbd_clt_admin *adm)
+{
+	if (refcount_dec_and_test(&adm->ref))
+		kfree(adm);
+}
+
+static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
+						blk_status_t sts)
+{
+	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+	struct rnbd_clt_admin *adm = rq->end_io_data;
+
+	adm->status = iu->status ?: blk_status_to_errno(sts);
+	complete(&adm->done);
+	rnbd_clt_admin_put(adm);
+	return RQ_END_IO_FREE;
+}
+
+/*
+ * Send @adm on a reserved tag and wait for the answer, at most
+ * RNBD_CLT_ADMIN_TIMEOUT.  On timeout the request stays with the transport,
+ * which answers or drains it later; only the waiting stops.
+ */
+static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
+			       struct rnbd_clt_admin *adm, bool with_rsp)
+{
+	struct rnbd_clt_iu *iu;
+	struct request *rq;
+
+	rq = blk_mq_alloc_request(sess->admin_q,
+				  with_rsp ? REQ_OP_DRV_IN : REQ_OP_DRV_OUT,
+				  BLK_MQ_REQ_RESERVED);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+
+	iu = blk_mq_rq_to_pdu(rq);
+	iu->status = 0;
+	iu->trs = (struct trs_clt_io) {
+		.dir = DMA_NONE,
+		.usr_hdr = &adm->msg,
+		.usr_len = adm->msg_len,
+		.done = rnbd_clt_io_done,
+	};
+	if (with_rsp) {
+		sg_init_one(&adm->sg, &adm->rsp, sizeof(adm->rsp));
+		iu->trs.dir = DMA_FROM_DEVICE;
+		iu->trs.sgl = &adm->sg;
+		iu->trs.sg_cnt = 1;
+		iu->trs.data_len = sizeof(adm->rsp);
+	}
+	refcount_inc(&adm->ref);
+	rq->end_io = rnbd_clt_admin_end_io;
+	rq->end_io_data = adm;
+	blk_execute_rq_nowait(rq, false);
+
+	if (!wait_for_completion_timeout(&adm->done, RNBD_CLT_ADMIN_TIMEOUT))
+		return -ETIMEDOUT;
+	return adm->status;
+}
+
+/**
+ * rnbd_clt_send_open() - open @dev's path on the server
+ * @dev: device being mapped
+ * @rsp: receives the server's answer (not yet validated)
+ *
+ * Context: process context, sleeps.
+ * Return: 0, the server's negative errno, or a transport error.
+ */
+int rnbd_clt_send_open(struct rnbd_clt_dev *dev, struct rnbd_msg_open_rsp *rsp)
+{
+	struct rnbd_clt_admin *adm;
+	size_t len = strlen(dev->path);
+	int err;
+
+	adm = rnbd_clt_admin_alloc(RNBD_MSG_OPEN, sizeof(adm->msg.open));
+	if (!adm)
+		return -ENOMEM;
+	adm->msg.open.access_mode = dev->access_mode;
+	adm->msg.open.path_len = cpu_to_le16(len);
+	memcpy(adm->msg.open.path, dev->path, len);
+
+	err = rnbd_clt_admin_exec(dev->sess, adm, true);
+	if (!err)
+		*rsp = adm->rsp;
+	rnbd_clt_admin_put(adm);
+	return err;
+}
+
+/**
+ * rnbd_clt_send_close() - close @dev on the server, best effort
+ * @dev: device opened with rnbd_clt_send_open()
+ *
+ * Nothing is sent on a disconnected session: the server closed the
+ * device when it lost the session.  Waits at most RNBD_CLT_ADMIN_TIMEOUT.
+ *
+ * Context: process context, sleeps.
+ */
+void rnbd_clt_send_close(struct rnbd_clt_dev *dev)
+{
+	struct rnbd_clt_sess *sess = dev->sess;
+	struct rnbd_clt_admin *adm;
+	int err;
+
+	if (!trs_clt_connected(sess->trs))
+		return;
+	adm = rnbd_clt_admin_alloc(RNBD_MSG_CLOSE, sizeof(adm->msg.close));
+	if (adm) {
+		adm->msg.close.dev_id = cpu_to_le32(dev->dev_id);
+		err = rnbd_clt_admin_exec(sess, adm, false);
+		rnbd_clt_admin_put(adm);
+	} else {
+		err = -ENOMEM;
+	}
+	if (err)
+		pr_warn("%s@%s: closing the device on the server failed: %d\n",
+			dev->path, sess->name, err);
+}
+
+static void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev)
+{
+	struct rnbd_clt_sess *sess = priv;
+	struct rnbd_clt_dev *dev;
+
+	if (ev != TRS_CLT_EV_DISCONNECTED)
+		return;
+
+	mutex_lock(&sess->lock);
+	sess->connected = false;
+	list_for_each_entry(dev, &sess->devs, node) {
+		if (dev->state != RNBD_CLT_DEV_UNMAPPING)
+			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
+	}
+	mutex_unlock(&sess->lock);
+	pr_warn("session %s: disconnected from %pISpc; its devices fail IO until unmapped\n",
+		sess->name, &sess->dst);
+}
+
+static int rnbd_clt_sess_check_attrs(const struct rnbd_clt_sess *sess)
+{
+	const struct trs_clt_attrs *a = &sess->attrs;
+
+	if (a->queue_depth <= RNBD_CLT_RESERVED_TAGS ||
+	    a->queue_depth > TRS_MAX_QUEUE_DEPTH || !a->nr_conns ||
+	    a->max_io_size < PAGE_SIZE || !a->max_segments) {
+		pr_err("session %s: unusable transport limits (queue_depth %u, max_io_size %u, max_segments %u, nr_conns %u)\n",
+		       sess->name, a->queue_depth, a->max_io_size,
+		       a->max_segments, a->nr_conns);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int rnbd_clt_sess_alloc_tags(struct rnbd_clt_sess *sess)
+{
+	struct blk_mq_tag_set *set = &sess->tag_set;
+	int err;
+
+	set->ops = &rnbd_clt_mq_ops;
+	set->nr_hw_queues = sess->attrs.nr_conns;
+	set->queue_depth = sess->attrs.queue_depth;
+	set->reserved_tags = RNBD_CLT_RESERVED_TAGS;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = struct_size((struct rnbd_clt_iu *)NULL, first_sgl,
+				    RNBD_CLT_INLINE_SG_CNT);
+	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED;
+	set->driver_data = sess;
+	err = blk_mq_alloc_tag_set(set);
+	if (err)
+		return err;
+
+	sess->admin_q = blk_mq_init_queue(set);
+	if (IS_ERR(sess->admin_q)) {
+		err = PTR_ERR(sess->admin_q);
+		blk_mq_free_tag_set(set);
+	}
+	return err;
+}
+
+static void rnbd_clt_sess_free_tags(struct rnbd_clt_sess *sess)
+{
+	blk_mq_destroy_queue(sess->admin_q);
+	blk_put_queue(sess->admin_q);
+	blk_mq_free_tag_set(&sess->tag_set);
+}
+
+/* Called with rnbd_clt_sess_mutex held. */
+static struct rnbd_clt_sess *
+rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
+{
+	struct rnbd_clt_sess *sess;
+	int err;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&sess->ref);
+	mutex_init(&sess->lock);
+	INIT_LIST_HEAD(&sess->devs);
+	strscpy(sess->name, opts->sessname, sizeof(sess->name));
+	sess->dst = opts->dst;
+	sess->connected = true;
+	sess->trs_ops.priv = sess;
+	sess->trs_ops.event = rnbd_clt_sess_event;
+
+	sess->trs = trs_clt_open(sess->name, &sess->dst, &sess->trs_ops);
+	if (IS_ERR(sess->trs)) {
+		err = PTR_ERR(sess->trs);
+		pr_err("session %s: connecting to %pISpc failed: %d\n",
+		       sess->name, &sess->dst, err);
+		goto free_sess;
+	}
+	trs_clt_query(sess->trs, &sess->attrs);
+	err = rnbd_clt_sess_check_attrs(sess);
+	if (err)
+		goto close_trs;
+	err = rnbd_clt_sess_alloc_tags(sess);
+	if (err)
+		goto close_trs;
+
+	list_add(&sess->node, &rnbd_clt_sessions);
+	pr_info("session %s: connected to %pISpc (queue_depth %u, max_io_size %u, %u connections)\n",
+		sess->name, &sess->dst, sess->attrs.queue_depth,
+		sess->attrs.max_io_size, sess->attrs.nr_conns);
+	return sess;
+
+close_trs:
+	trs_clt_close(sess->trs);
+free_sess:
+	mutex_destroy(&sess->lock);
+	kfree(sess);
+	return ERR_PTR(err);
+}
+
+static bool rnbd_clt_addr_eq(const struct sockaddr_storage *a,
+			     const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_port == b4->sin_port &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return a6->sin6_port == b6->sin6_port &&
+	       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
+	       a6->sin6_scope_id == b6->sin6_scope_id;
+}
+
+/**
+ * rnbd_clt_sess_get() - find the session named in @opts or create it
+ * @opts: parsed map request; its address is required to create a session
+ *	and must match the session's if given for an existing one
+ *
+ * Creating a session connects it, with rnbd_clt_sess_mutex held: other
+ * maps and the release of other sessions wait for the connect.
+ *
+ * Context: process context, sleeps.
+ * Return: a referenced session or an ERR_PTR: -EINVAL for a missing or
+ * different address, a transport error if the connect fails.
+ */
+struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts)
+{
+	struct rnbd_clt_sess *sess;
+
+	mutex_lock(&rnbd_clt_sess_mutex);
+	list_for_each_entry(sess, &rnbd_clt_sessions, node) {
+		if (strcmp(sess->name, opts->sessname))
+			continue;
+		if (opts->has_dst && !rnbd_clt_addr_eq(&sess->dst, &opts->dst)) {
+			pr_err("map_device: session %s exists with another address (%pISpc)\n",
+			       sess->name, &sess->dst);
+			sess = ERR_PTR(-EINVAL);
+		} else {
+			kref_get(&sess->ref);
+		}
+		goto unlock;
+	}
+	if (opts->has_dst) {
+		sess = rnbd_clt_sess_create(opts);
+	} else {
+		pr_err("map_device: session %s does not exist and no path= was given\n",
+		       opts->sessname);
+		sess = ERR_PTR(-EINVAL);
+	}
+unlock:
+	mutex_unlock(&rnbd_clt_sess_mutex);
+	return sess;
+}
+
+/* Called with rnbd_clt_sess_mutex held; releases it. */
+static void rnbd_clt_sess_release(struct kref *ref)
+{
+	struct rnbd_clt_sess *sess = container_of(ref, struct rnbd_clt_sess, ref);
+
+	list_del(&sess->node);
+	mutex_unlock(&rnbd_clt_sess_mutex);
+
+	pr_info("session %s: closing\n", sess->name);
+	/*
+	 * Not the mirror of setup: closing the transport first completes every
+	 * request still in flight (an admin request whose caller stopped
+	 * waiting), so freezing the admin queue below cannot wait forever.
+	 */
+	trs_clt_close(sess->trs);
+	rnbd_clt_sess_free_tags(sess);
+	mutex_destroy(&sess->lock);
+	kfree(sess);
+}
+
+/**
+ * rnbd_clt_sess_put() - drop a session reference
+ * @sess: session from rnbd_clt_sess_get()
+ *
+ * The last reference closes the transport session and frees the tag set.
+ *
+ * Context: process context, sleeps.
+ */
+void rnbd_clt_sess_put(struct rnbd_clt_sess *sess)
+{
+	kref_put_mutex(&sess->ref, rnbd_clt_sess_release, &rnbd_clt_sess_mutex);
+}
+
+static struct rnbd_clt_dev *rnbd_clt_first_dev(struct rnbd_clt_sess *sess)
+{
+	struct rnbd_clt_dev *dev, *found = NULL;
+
+	mutex_lock(&sess->lock);
+	list_for_each_entry(dev, &sess->devs, node) {
+		if (dev->state != RNBD_CLT_DEV_UNMAPPING) {
+			found = dev;
+			break;
+		}
+	}
+	mutex_unlock(&sess->lock);
+	return found;
+}
+
+/*
+ * Module exit: force-unmap every device.  No map or unmap runs concurrently:
+ * both hold a module reference while they work, and exit only runs once
+ * the module has none.
+ */
+static void rnbd_clt_unmap_all(void)
+{
+	struct rnbd_clt_sess *sess;
+	struct rnbd_clt_dev *dev;
+
+	mutex_lock(&rnbd_clt_sess_mutex);
+	while ((sess = list_first_entry_or_null(&rnbd_clt_sessions,
+						struct rnbd_clt_sess, node))) {
+		kref_get(&sess->ref);
+		mutex_unlock(&rnbd_clt_sess_mutex);
+		while ((dev = rnbd_clt_first_dev(sess)))
+			rnbd_clt_unmap_device(dev, true, NULL);
+		rnbd_clt_sess_put(sess);
+		mutex_lock(&rnbd_clt_sess_mutex);
+	}
+	mutex_unlock(&rnbd_clt_sess_mutex);
+}
+
+static int __init rnbd_clt_init(void)
+{
+	int err;
+
+	rnbd_proto_build_checks();
+	BUILD_BUG_ON(sizeof(struct rnbd_msg_open) > TRS_MAX_USR_HDR);
+
+	err = rnbd_clt_dev_init();
+	if (err)
+		return err;
+	err = rnbd_clt_sysfs_init();
+	if (err)
+		rnbd_clt_dev_exit();
+	return err;
+}
+
+static void __exit rnbd_clt_exit(void)
+{
+	rnbd_clt_unmap_all();
+	rnbd_clt_sysfs_exit();
+	rnbd_clt_dev_exit();
+}
+
+module_init(rnbd_clt_init);
+module_exit(rnbd_clt_exit);
+
+MODULE_DESCRIPTION("rnbd client: remote block devices over RDMA");
+MODULE_LICENSE("GPL");

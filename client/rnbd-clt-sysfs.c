@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rnbd client: sysfs.  /sys/class/rnbd-client/ctl/map_device parses map
+ * requests; /sys/block/rnbdN/rnbd/ describes and unmaps a device;
+ * /sys/class/rnbd-client/ctl/devices/ links each device's name to its disk.
+ * See Documentation/ABI/testing/sysfs-class-rnbd-client and
+ * sysfs-block-rnbd.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/ctype.h>
+#include <linux/device.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/parser.h>
+#include <linux/slab.h>
+
+#include "rnbd-clt.h"
+
+static struct class *rnbd_clt_class;
+static struct device *rnbd_clt_ctl;
+static struct kobject *rnbd_clt_devs_kobj;
+
+enum {
+	RNBD_OPT_SESSNAME,
+	RNBD_OPT_PATH,
+	RNBD_OPT_DEV_PATH,
+	RNBD_OPT_ACCESS_MODE,
+	RNBD_OPT_DEST_PORT,
+	RNBD_OPT_ERR,
+};
+
+static const match_table_t rnbd_clt_opt_tokens = {
+	{ RNBD_OPT_SESSNAME,	"sessname=%s"		},
+	{ RNBD_OPT_PATH,	"path=%s"		},
+	{ RNBD_OPT_DEV_PATH,	"device_path=%s"	},
+	{ RNBD_OPT_ACCESS_MODE,	"access_mode=%s"	},
+	{ RNBD_OPT_DEST_PORT,	"dest_port=%s"		},
+	{ RNBD_OPT_ERR,		NULL			},
+};
+
+static int rnbd_clt_check_sessname(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len > RNBD_CLT_SESSNAME_MAX) {
+		pr_err("map_device: sessname longer than %d bytes\n",
+		       RNBD_CLT_SESSNAME_MAX);
+		return -EINVAL;
+	}
+	for (; *s; s++) {
+		if (!isgraph(*s) || *s == '/' || *s == '.') {
+			pr_err("map_device: sessname may not contain '/', '.', spaces or control characters\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int rnbd_clt_check_dev_path(const char *s)
+{
+	if (strlen(s) >= RNBD_PATH_MAX) {
+		pr_err("map_device: device_path longer than %d bytes\n",
+		       RNBD_PATH_MAX - 1);
+		return -EINVAL;
+	}
+	for (; *s; s++) {
+		if (iscntrl(*s)) {
+			pr_err("map_device: device_path contains a control character\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* One option of map_device; @val points into the caller's copy. */
+static int rnbd_clt_parse_opt(int token, char *val,
+			      struct rnbd_clt_map_opts *opts,
+			      char **addr, u16 *port)
+{
+	switch (token) {
+	case RNBD_OPT_SESSNAME:
+		if (rnbd_clt_check_sessname(val))
+			return -EINVAL;
+		strscpy(opts->sessname, val, sizeof(opts->sessname));
+		return 0;
+	case RNBD_OPT_PATH:
+		*addr = val;
+		return 0;
+	case RNBD_OPT_DEV_PATH:
+		if (rnbd_clt_check_dev_path(val))
+			return -EINVAL;
+		strscpy(opts->path, val, sizeof(opts->path));
+		return 0;
+	case RNBD_OPT_ACCESS_MODE:
+		if (!strcmp(val, "ro")) {
+			opts->access_mode = RNBD_ACCESS_RO;
+		} else if (!strcmp(val, "rw")) {
+			opts->access_mode = RNBD_ACCESS_RW;
+		} else {
+			pr_err("map_device: access_mode must be ro or rw\n");
+			return -EINVAL;
+		}
+		return 0;
+	case RNBD_OPT_DEST_PORT:
+		if (kstrtou16(val, 10, port) || !*port) {
+			pr_err("map_device: dest_port must be 1..65535\n");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void rnbd_clt_set_port(struct sockaddr_storage *addr, u16 port)
+{
+	if (addr->ss_family == AF_INET)
+		((struct sockaddr_in *)addr)->sin_port = htons(port);
+	else
+		((struct sockaddr_in6 *)addr)->sin6_port = htons(port);
+}
+
+/**
+ * rnbd_clt_parse_map_opts() - parse a write to map_device
+ * @buf: the written bytes, NUL terminated by sysfs
+ * @count: their number
+ * @opts: receives the options
+ *
+ * Space separated key=value tokens in any order, each key at most once;
+ * sessname and device_path are required.  Every rejection logs one line.
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int rnbd_clt_parse_map_opts(const char *buf, size_t count,
+			    struct rnbd_clt_map_opts *opts)
+{
+	char *options, *cur, *tok, *addr = NULL;
+	substring_t args[MAX_OPT_ARGS];
+	u16 port = 0;
+	unsigned long seen = 0;
+	int token, err = -EINVAL;
+
+	/* sysfs hands over at most a page: a full one may be truncated */
+	if (count >= PAGE_SIZE) {
+		pr_err("map_device: input of a page or more\n");
+		return -EINVAL;
+	}
+	if (strnlen(buf, count) != count) {
+		pr_err("map_device: input contains a NUL byte\n");
+		return -EINVAL;
+	}
+	options = kstrdup(buf, GFP_KERNEL);
+	if (!options)
+		return -ENOMEM;
+	cur = strstrip(options);
+	if (!*cur) {
+		pr_err("map_device: empty input\n");
+		goto free_options;
+	}
+
+	opts->access_mode = RNBD_ACCESS_RW;
+	while ((tok = strsep(&cur, " "))) {
+		if (!*tok)
+			continue;
+		token = match_token(tok, rnbd_clt_opt_tokens, args);
+		if (token == RNBD_OPT_ERR) {
+			pr_err("map_device: unknown option or empty value: '%.32s'\n",
+			       tok);
+			goto free_options;
+		}
+		if (__test_and_set_bit(token, &seen)) {
+			pr_err("map_device: option given twice: '%.32s'\n", tok);
+			goto free_options;
+		}
+		/* "%s" matched up to the end of the token: args[0] ends in NUL */
+		if (rnbd_clt_parse_opt(token, args[0].from, opts, &addr, &port))
+			goto free_options;
+	}
+
+	if (!test_bit(RNBD_OPT_SESSNAME, &seen) ||
+	    !test_bit(RNBD_OPT_DEV_PATH, &seen)) {
+		pr_err("map_device: sessname= and device_path= are required\n");
+		goto free_options;
+	}
+	if (port && !addr) {
+		pr_err("map_device: dest_port= needs path=\n");
+		goto free_options;
+	}
+	if (addr) {
+		if (trs_addr_parse(addr, &opts->dst)) {
+			pr_err("map_device: bad path '%.64s': want ip:<IPv4 or IPv6[%%scope]>\n",
+			       addr);
+			goto free_options;
+		}
+		rnbd_clt_set_port(&opts->dst, port ?: TRS_DEFAULT_PORT);
+		opts->has_dst = true;
+	}
+	err = 0;
+free_options:
+	kfree(options);
+	return err;
+}
+
+static ssize_t map_device_show(struct device *d, struct device_attribute *attr,
+			       char *page)
+{
+	return sysfs_emit(page,
+			  "Usage: echo \"sessname=<session name> [path=ip:<IPv4 or IPv6[%%scope]>] [dest_port=<port>] device_path=<path on the server> [access_mode=<ro|rw>]\" > %s\n",
+			  attr->attr.name);
+}
+
+static ssize_t map_device_store(struct device *d, struct device_attribute *attr,
+				const char *buf, size_t count)
+{
+	struct rnbd_clt_map_opts *opts;
+	int err;
+
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	if (!opts)
+		return -ENOMEM;
+	err = rnbd_clt_parse_map_opts(buf, count, opts);
+	if (err)
+		goto free_opts;
+	/* Module exit unmaps everything: it must not run while we map. */
+	if (!try_module_get(THIS_MODULE)) {
+		err = -ENODEV;
+		goto free_opts;
+	}
+	err = rnbd_clt_map_device(opts);
+	module_put(THIS_MODULE);
+free_opts:
+	kfree(opts);
+	return err ?: count;
+}
+
+static DEVICE_ATTR_RW(map_device);
+
+static struct attribute *rnbd_clt_ctl_attrs[] = {
+	&dev_attr_map_device.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rnbd_clt_ctl);
+
+static struct rnbd_clt_dev *rnbd_clt_kobj_to_dev(struct kobject *kobj)
+{
+	return container_of(kobj, struct rnbd_clt_dev, kobj);
+}
+
+static ssize_t session_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *page)
+{
+	return sysfs_emit(page, "%s\n", rnbd_clt_kobj_to_dev(kobj)->sess->name);
+}
+
+static ssize_t mapping_path_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%s\n", rnbd_clt_kobj_to_dev(kobj)->path);
+}
+
+static ssize_t access_mode_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  rnbd_clt_kobj_to_dev(kobj)->access_mode == RNBD_ACCESS_RO ? "ro" : "rw");
+}
+
+static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *page)
+{
+	static const char * const names[] = {
+		[RNBD_CLT_DEV_MAPPING]		= "init",
+		[RNBD_CLT_DEV_MAPPED]		= "open",
+		[RNBD_CLT_DEV_DISCONNECTED]	= "closed",
+		[RNBD_CLT_DEV_UNMAPPING]	= "unmapping",
+	};
+
+	return sysfs_emit(page, "%s\n", names[READ_ONCE(rnbd_clt_kobj_to_dev(kobj)->state)]);
+}
+
+static ssize_t unmap_device_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "Usage: echo <normal|force> > %s\n",
+			  attr->attr.name);
+}
+
+static ssize_t unmap_device_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct rnbd_clt_dev *dev = rnbd_clt_kobj_to_dev(kobj);
+	bool force;
+	int err;
+
+	if (sysfs_streq(buf, "normal")) {
+		force = false;
+	} else if (sysfs_streq(buf, "force")) {
+		force = true;
+	} else {
+		pr_err("%s: unmap_device: write \"normal\" or \"force\"\n",
+		       dev->disk->disk_name);
+		return -EINVAL;
+	}
+	/* Module exit unmaps everything: it must not run while we unmap. */
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	/* On success @dev is gone. */
+	err = rnbd_clt_unmap_device(dev, force, &attr->attr);
+	module_put(THIS_MODULE);
+	return err ?: count;
+}
+
+static struct kobj_attribute rnbd_clt_session_attr = __ATTR_RO(session);
+static struct kobj_attribute rnbd_clt_mapping_path_attr = __ATTR_RO(mapping_path);
+static struct kobj_attribute rnbd_clt_access_mode_attr = __ATTR_RO(access_mode);
+static struct kobj_attribute rnbd_clt_state_attr = __ATTR_RO(state);
+static struct kobj_attribute rnbd_clt_unmap_device_attr = __ATTR_RW(unmap_device);
+
+static struct attribute *rnbd_clt_dev_attrs[] = {
+	&rnbd_clt_session_attr.attr,
+	&rnbd_clt_mapping_path_attr.attr,
+	&rnbd_clt_access_mode_attr.attr,
+	&rnbd_clt_state_attr.attr,
+	&rnbd_clt_unmap_device_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rnbd_clt_dev);
+
+static void rnbd_clt_dev_release(struct kobject *kobj)
+{
+	kfree(rnbd_clt_kobj_to_dev(kobj));
+}
+
+static const struct kobj_type rnbd_clt_dev_ktype = {
+	.release	= rnbd_clt_dev_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= rnbd_clt_dev_groups,
+};
+
+/**
+ * rnbd_clt_dev_kobj_init() - initialise the kobject that owns @dev's memory
+ * @dev: new device; from now on kobject_put() frees it
+ */
+void rnbd_clt_dev_kobj_init(struct rnbd_clt_dev *dev)
+{
+	kobject_init(&dev->kobj, &rnbd_clt_dev_ktype);
+}
+
+/* "/dev/a/b" in session "s" gives "!dev!a!b@s"; false if too long. */
+static bool rnbd_clt_link_name(struct rnbd_clt_dev *dev)
+{
+	char *p;
+
+	if (snprintf(dev->link_name, sizeof(dev->link_name), "%s@%s",
+		     dev->path, dev->sess->name) >= sizeof(dev->link_name)) {
+		dev->link_name[0] = '\0';
+		return false;
+	}
+	for (p = dev->link_name; (p = strchr(p, '/')); p++)
+		*p = '!';
+	return true;
+}
+
+/**
+ * rnbd_clt_dev_sysfs_add() - create /sys/block/rnbdN/rnbd/ and the link in
+ * /sys/class/rnbd-client/ctl/devices/
+ * @dev: device whose disk was added
+ *
+ * The link is best effort: it is skipped, with a warning, if its name is
+ * longer than NAME_MAX or taken.
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnbd_clt_dev_sysfs_add(struct rnbd_clt_dev *dev)
+{
+	struct kobject *disk_kobj = &disk_to_dev(dev->disk)->kobj;
+	int err;
+
+	err = kobject_add(&dev->kobj, disk_kobj, "rnbd");
+	if (err)
+		return err;
+	if (rnbd_clt_link_name(dev))
+		err = sysfs_create_link_nowarn(rnbd_clt_devs_kobj, disk_kobj,
+					       dev->link_name);
+	else
+		err = -ENAMETOOLONG;
+	if (err) {
+		pr_warn("%s: no link in %s/devices: %d\n", dev->disk->disk_name,
+			dev_name(rnbd_clt_ctl), err);
+		dev->link_name[0] = '\0';
+	}
+	return 0;
+}
+
+/**
+ * rnbd_clt_dev_sysfs_remove() - undo rnbd_clt_dev_sysfs_add()
+ * @dev: device being unmapped
+ * @self: attribute of @dev whose store is running, or NULL
+ */
+void rnbd_clt_dev_sysfs_remove(struct rnbd_clt_dev *dev,
+			       const struct attribute *self)
+{
+	if (dev->link_name[0])
+		sysfs_remove_link(rnbd_clt_devs_kobj, dev->link_name);
+	if (!dev->kobj.state_in_sysfs)
+		return;
+	/* Removing the directory would wait for our own store otherwise. */
+	if (self)
+		sysfs_remove_file_self(&dev->kobj, self);
+	kobject_del(&dev->kobj);
+}
+
+/**
+ * rnbd_clt_sysfs_init() - create the rnbd-client class and its ctl device
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnbd_clt_sysfs_init(void)
+{
+	int err;
+
+	rnbd_clt_class = class_create(THIS_MODULE, "rnbd-client");
+	if (IS_ERR(rnbd_clt_class))
+		return PTR_ERR(rnbd_clt_class);
+	rnbd_clt_ctl = device_create_with_groups(rnbd_clt_class, NULL,
+						 MKDEV(0, 0), NULL,
+						 rnbd_clt_ctl_groups, "ctl");
+	if (IS_ERR(rnbd_clt_ctl)) {
+		err = PTR_ERR(rnbd_clt_ctl);
+		goto destroy_class;
+	}
+	rnbd_clt_devs_kobj = kobject_create_and_add("devices",
+						    &rnbd_clt_ctl->kobj);
+	if (!rnbd_clt_devs_kobj) {
+		err = -ENOMEM;
+		goto destroy_ctl;
+	}
+	return 0;
+
+destroy_ctl:
+	device_unregister(rnbd_clt_ctl);
+destroy_class:
+	class_destroy(rnbd_clt_class);
+	return err;
+}
+
+/**
+ * rnbd_clt_sysfs_exit() - undo rnbd_clt_sysfs_init(); every device is
+ * unmapped already
+ */
+void rnbd_clt_sysfs_exit(void)
+{
+	kobject_put(rnbd_clt_devs_kobj);
+	device_unregister(rnbd_clt_ctl);
+	class_destroy(rnbd_clt_class);
+}

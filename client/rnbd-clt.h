@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rnbd client: remote block devices over the rnbd transport (trs).
+ *
+ * Objects and their owners:
+ *  - struct rnbd_clt_sess: one per session name, on rnbd_clt_sessions.
+ *    Refcounted; every device holds one reference, a map in progress holds
+ *    one.  The last put unlinks it and tears it down (single release path).
+ *  - struct rnbd_clt_dev: one per mapped remote device, on its session's
+ *    list.  Its state field decides who may tear it down: whoever moves it
+ *    to RNBD_CLT_DEV_UNMAPPING.  The memory is freed by the release of the
+ *    embedded kobject (/sys/block/rnbdN/rnbd).
+ */
+#ifndef RNBD_CLT_H
+#define RNBD_CLT_H
+
+#include <linux/blk-mq.h>
+#include <linux/kobject.h>
+#include <linux/kref.h>
+#include <linux/limits.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/socket.h>
+
+#include <rnbd/proto.h>
+#include <rnbd/trs.h>
+
+#define RNBD_CLT_PART_BITS	6	/* 64 minors per disk, as upstream */
+#define RNBD_CLT_SESSNAME_MAX	(NAME_MAX - 1)	/* the transport's limit */
+#define RNBD_CLT_RESERVED_TAGS	2	/* tags kept for OPEN and CLOSE */
+#define RNBD_CLT_INLINE_SG_CNT	2	/* sg entries inside each request */
+
+/**
+ * enum rnbd_clt_dev_state - life cycle of a mapped device
+ * @RNBD_CLT_DEV_MAPPING: OPEN sent, no gendisk yet
+ * @RNBD_CLT_DEV_MAPPED: open on the server and connected: IO flows
+ * @RNBD_CLT_DEV_DISCONNECTED: the session lost its connection: IO fails
+ * @RNBD_CLT_DEV_UNMAPPING: being torn down: IO fails, opens fail
+ */
+enum rnbd_clt_dev_state {
+	RNBD_CLT_DEV_MAPPING,
+	RNBD_CLT_DEV_MAPPED,
+	RNBD_CLT_DEV_DISCONNECTED,
+	RNBD_CLT_DEV_UNMAPPING,
+};
+
+/**
+ * struct rnbd_clt_map_opts - a parsed write to map_device
+ * @sessname: session name
+ * @path: device path on the server, NUL terminated
+ * @dst: server address and port, valid if @has_dst
+ * @has_dst: a path= option was given
+ * @access_mode: RNBD_ACCESS_RO or RNBD_ACCESS_RW
+ */
+struct rnbd_clt_map_opts {
+	char			sessname[RNBD_CLT_SESSNAME_MAX + 1];
+	char			path[RNBD_PATH_MAX];
+	struct sockaddr_storage	dst;
+	bool			has_dst;
+	enum rnbd_access_mode	access_mode;
+};
+
+/**
+ * struct rnbd_clt_sess - a session to one server
+ * @node: entry in rnbd_clt_sessions, under rnbd_clt_sess_mutex
+ * @ref: one per device plus one per map in progress
+ * @trs: transport session
+ * @attrs: limits negotiated by the transport
+ * @tag_set: shared by every disk of the session and @admin_q; a tag is
+ *	the transport slot of its request
+ * @admin_q: queue for OPEN and CLOSE, using the reserved tags
+ * @lock: guards @devs, @connected and every rnbd_clt_dev.state change
+ * @devs: devices of this session (rnbd_clt_dev.node)
+ * @connected: false once the transport reported a disconnect
+ * @trs_ops: callbacks given to the transport
+ * @dst: server address
+ * @name: session name
+ */
+struct rnbd_clt_sess {
+	struct list_head	node;
+	struct kref		ref;
+	struct trs_clt_sess	*trs;
+	struct trs_clt_attrs	attrs;
+	struct blk_mq_tag_set	tag_set;
+	struct request_queue	*admin_q;
+	struct mutex		lock;	/* devs, connected, dev states */
+	struct list_head	devs;
+	bool			connected;
+	struct trs_clt_ops	trs_ops;
+	struct sockaddr_storage	dst;
+	char			name[RNBD_CLT_SESSNAME_MAX + 1];
+};
+
+/**
+ * struct rnbd_clt_dev - a mapped remote device
+ * @kobj: /sys/block/rnbdN/rnbd; its release frees the structure
+ * @node: entry in the session's devs list, under sess->lock
+ * @sess: session, referenced until the device is freed
+ * @disk: gendisk, from the MAPPED state until unmap
+ * @state: enum rnbd_clt_dev_state; written under sess->lock, read
+ *	locklessly on the IO path
+ * @idx: N of /dev/rnbdN
+ * @dev_id: device id the server gave in its open response
+ * @access_mode: RNBD_ACCESS_RO or RNBD_ACCESS_RW
+ * @path: device path on the server
+ * @link_name: name of the link in /sys/class/rnbd-client/ctl/devices/,
+ *	empty if there is none
+ */
+struct rnbd_clt_dev {
+	struct kobject		kobj;
+	struct list_head	node;
+	struct rnbd_clt_sess	*sess;
+	struct gendisk		*disk;
+	enum rnbd_clt_dev_state	state;
+	int			idx;
+	u32			dev_id;
+	enum rnbd_access_mode	access_mode;
+	char			path[RNBD_PATH_MAX];
+	char			link_name[NAME_MAX + 1];
+};
+
+/**
+ * struct rnbd_clt_iu - blk-mq request payload (pdu)
+ * @trs: the transport request; its slot is the blk-mq tag
+ * @msg: IO message header (admin requests point @trs at their own)
+ * @status: errno reported by the transport
+ * @sgt: data mapping of READ and WRITE requests
+ * @first_sgl: inline part of @sgt
+ */
+struct rnbd_clt_iu {
+	struct trs_clt_io	trs;
+	struct rnbd_msg_io	msg;
+	int			status;
+	struct sg_table		sgt;
+	struct scatterlist	first_sgl[];
+};
+
+/* rnbd-clt-main.c: sessions and control messages */
+struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts);
+void rnbd_clt_sess_put(struct rnbd_clt_sess *sess);
+int rnbd_clt_send_open(struct rnbd_clt_dev *dev,
+		       struct rnbd_msg_open_rsp *rsp);
+void rnbd_clt_send_close(struct rnbd_clt_dev *dev);
+
+/* rnbd-clt-dev.c: block devices */
+extern const struct blk_mq_ops rnbd_clt_mq_ops;
+void rnbd_clt_io_done(struct trs_clt_io *io, int status);
+int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts);
+int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
+			  const struct attribute *self);
+int rnbd_clt_dev_init(void);
+void rnbd_clt_dev_exit(void);
+
+/* rnbd-clt-sysfs.c: control device and per-device attributes */
+int rnbd_clt_parse_map_opts(const char *buf, size_t count,
+			    struct rnbd_clt_map_opts *opts);
+void rnbd_clt_dev_kobj_init(struct rnbd_clt_dev *dev);
+int rnbd_clt_dev_sysfs_add(struct rnbd_clt_dev *dev);
+void rnbd_clt_dev_sysfs_remove(struct rnbd_clt_dev *dev,
+			       const struct attribute *self);
+int rnbd_clt_sysfs_init(void);
+void rnbd_clt_sysfs_exit(void);
+
+#endif /* RNBD_CLT_H */

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rnbd server: opening and closing block devices for a session.
+ *
+ * The path of an OPEN is resolved with dev_search_path as its root
+ * directory: a ".." component is refused with -EINVAL, and symlinks are
+ * resolved inside dev_search_path, as under chroot.  Read-only opens use
+ * FMODE_READ; read-write opens add FMODE_WRITE | FMODE_EXCL, so a device
+ * has at most one read-write user (rnbd session, mount, md...) system wide.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/fs.h>
+#include <linux/mount.h>
+#include <linux/file.h>
+#include <linux/namei.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "rnbd-srv.h"
+
+/* Check the path of @msg; return it without its leading slashes. */
+static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
+{
+	size_t len = le16_to_cpu(msg->path_len), n;
+	const char *p, *rel;
+
+	if (!len || len >= RNBD_PATH_MAX ||
+	    strnlen(msg->path, RNBD_PATH_MAX) != len ||
+	    memchr_inv(msg->path + len, 0, RNBD_PATH_MAX - len))
+		return ERR_PTR(-EPROTO);
+	for (p = msg->path; *p; p++) {
+		if (iscntrl(*p))
+			return ERR_PTR(-EINVAL);
+	}
+	rel = msg->path + strspn(msg->path, "/");
+	if (!*rel)
+		return ERR_PTR(-EINVAL);
+	for (p = rel; *p; p += strspn(p, "/")) {
+		n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return ERR_PTR(-EINVAL);
+		p += n;
+	}
+	return rel;
+}
+
+/*
+ * Resolve @rel to a block device number with dev_search_path as the root
+ * directory: like chroot, neither ".." nor a symlink (even an absolute one)
+ * can lead out of it.  O_PATH: the device itself is not opened here.
+ */
+static int rnbd_srv_lookup(const char *rel, dev_t *devt)
+{
+	struct path base;
+	struct inode *inode;
+	struct file *file;
+	int err;
+
+	err = kern_path(rnbd_srv_search_path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
+			&base);
+	if (err)
+		return err;
+	file = file_open_root(&base, rel, O_PATH, 0);
+	path_put(&base);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+
+	inode = file_inode(file);
+	if (!S_ISBLK(inode->i_mode))
+		err = -ENOTBLK;
+	else if ((file->f_path.mnt->mnt_flags & MNT_NODEV) ||
+		 (inode->i_sb->s_iflags & SB_I_NODEV))
+		err = -EACCES;
+	else
+		*devt = inode->i_rdev;
+	fput(file);
+	return err;
+}
+
+/* Called with sess->lock held. */
+static bool rnbd_srv_dev_is_open(struct rnbd_srv_sess *sess, dev_t devt)
+{
+	struct rnbd_srv_dev *dev;
+	unsigned long id;
+
+	xa_for_each(&sess->devs, id, dev) {
+		if (dev->bdev->bd_dev == devt)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * rnbd_srv_dev_open() - open the device an OPEN message names
+ * @sess: session the message arrived on
+ * @msg: the message; its header and length are checked already
+ *
+ * Context: process context, sleeps; takes sess->lock.
+ * Return: the device, registered under a new id in @sess, or an ERR_PTR:
+ * -EPROTO for a malformed path field, -EINVAL for an unknown access mode,
+ * a control character, an empty path or a ".." component, -ENOENT,
+ * -ENOTBLK, -EACCES (nodev mount), -EEXIST if
+ * @sess has the device open already, -EBUSY if it is open read-write
+ * elsewhere, or another errno of the lookup or the open.
+ */
+struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
+				       const struct rnbd_msg_open *msg)
+{
+	struct block_device *bdev;
+	struct rnbd_srv_dev *dev;
+	const char *rel;
+	dev_t devt;
+	int err;
+
+	if (msg->access_mode != RNBD_ACCESS_RO &&
+	    msg->access_mode != RNBD_ACCESS_RW)
+		return ERR_PTR(-EINVAL);
+	rel = rnbd_srv_check_path(msg);
+	if (IS_ERR(rel))
+		return ERR_CAST(rel);
+	err = rnbd_srv_lookup(rel, &devt);
+	if (err)
+		return ERR_PTR(err);
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&dev->ref, 1);
+	init_completion(&dev->idle);
+	dev->mode = FMODE_READ;
+	if (msg->access_mode == RNBD_ACCESS_RW)
+		dev->mode |= FMODE_WRITE | FMODE_EXCL;
+
+	mutex_lock(&sess->lock);
+	if (rnbd_srv_dev_is_open(sess, devt)) {
+		err = -EEXIST;
+		goto unlock;
+	}
+	bdev = blkdev_get_by_dev(devt, dev->mode, dev);
+	if (IS_ERR(bdev)) {
+		err = PTR_ERR(bdev);
+		goto unlock;
+	}
+	dev->bdev = bdev;
+	err = xa_alloc(&sess->devs, &dev->id, dev, xa_limit_32b, GFP_KERNEL);
+	if (err)
+		goto put_bdev;
+	mutex_unlock(&sess->lock);
+	return dev;
+
+put_bdev:
+	blkdev_put(bdev, dev->mode);
+unlock:
+	mutex_unlock(&sess->lock);
+	kfree(dev);
+	return ERR_PTR(err);
+}
+
+/* Drop the open reference, wait for the bios in flight, close. */
+static void rnbd_srv_dev_destroy(struct rnbd_srv_dev *dev)
+{
+	rnbd_srv_dev_put(dev);
+	wait_for_completion(&dev->idle);
+	blkdev_put(dev->bdev, dev->mode);
+	/* rnbd_srv_dev_get() may still look at it under RCU. */
+	kfree_rcu(dev, rcu);
+}
+
+/**
+ * rnbd_srv_dev_close() - close device @id of @sess
+ * @sess: session
+ * @id: dev_id from the open response
+ *
+ * Waits for the device's bios in flight.
+ *
+ * Context: process context, sleeps; takes sess->lock.
+ * Return: 0, or -ENODEV if @sess has no device @id.
+ */
+int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id)
+{
+	struct rnbd_srv_dev *dev;
+
+	mutex_lock(&sess->lock);
+	dev = xa_erase(&sess->devs, id);
+	if (dev)
+		rnbd_srv_dev_destroy(dev);
+	mutex_unlock(&sess->lock);
+	return dev ? 0 : -ENODEV;
+}
+
+/**
+ * rnbd_srv_dev_close_all() - close every device of @sess
+ * @sess: session going away; no request of it is in flight
+ *
+ * Context: process context, sleeps; takes sess->lock.
+ */
+void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess)
+{
+	struct rnbd_srv_dev *dev;
+	unsigned long id;
+
+	mutex_lock(&sess->lock);
+	xa_for_each(&sess->devs, id, dev) {
+		xa_erase(&sess->devs, id);
+		rnbd_srv_dev_destroy(dev);
+	}
+	mutex_unlock(&sess->lock);
+}
+
+/**
+ * rnbd_srv_dev_get() - look up an open device for one IO
+ * @sess: session
+ * @id: dev_id from the request
+ *
+ * Context: any.
+ * Return: the device with a reference for rnbd_srv_dev_put(), or NULL if
+ * @sess has no device @id or it is being closed.
+ */
+struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id)
+{
+	struct rnbd_srv_dev *dev;
+
+	rcu_read_lock();
+	dev = xa_load(&sess->devs, id);
+	if (dev && !refcount_inc_not_zero(&dev->ref))
+		dev = NULL;
+	rcu_read_unlock();
+	return dev;
+}
+
+/**
+ * rnbd_srv_dev_put() - drop a reference from rnbd_srv_dev_get()
+ * @dev: device
+ *
+ * Context: any.
+ */
+void rnbd_srv_dev_put(struct rnbd_srv_dev *dev)
+{
+	if (refcount_dec_and_test(&dev->ref))
+		complete(&dev->idle);
+}
+
+/**
+ * rnbd_srv_fill_open_rsp() - describe @dev for the client
+ * @dev: open device
+ * @rsp: response to fill, reserved fields zero
+ *
+ * The physical block size is clamped to [logical block size, 4096] so that
+ * every client can take it; discard granularity is at least the logical
+ * block size, and a multiple of it.
+ */
+void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
+			    struct rnbd_msg_open_rsp *rsp)
+{
+	struct block_device *bdev = dev->bdev;
+	u32 lbs = bdev_logical_block_size(bdev);
+	u32 pbs = max_t(u32, lbs, min_t(u32, bdev_physical_block_size(bdev),
+					SZ_4K));
+
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->dev_id = cpu_to_le32(dev->id);
+	rsp->nsectors = cpu_to_le64(bdev_nr_sectors(bdev));
+	rsp->max_hw_sectors = cpu_to_le32(queue_max_hw_sectors(bdev_get_queue(bdev)));
+	if (bdev_max_discard_sectors(bdev)) {
+		rsp->max_discard_sectors = cpu_to_le32(bdev_max_discard_sectors(bdev));
+		rsp->discard_granularity =
+			cpu_to_le32(max(round_up(bdev_discard_granularity(bdev),
+						 lbs), lbs));
+		rsp->discard_alignment =
+			cpu_to_le32(round_down(bdev_discard_alignment(bdev) %
+					       le32_to_cpu(rsp->discard_granularity),
+					       SECTOR_SIZE));
+	}
+	rsp->max_write_zeroes_sectors = cpu_to_le32(bdev_write_zeroes_sectors(bdev));
+	rsp->logical_block_size = cpu_to_le16(lbs);
+	rsp->physical_block_size = cpu_to_le16(pbs);
+	rsp->max_segments = cpu_to_le16(bdev_max_segments(bdev));
+	rsp->rotational = !bdev_nonrot(bdev);
+	if (bdev_write_cache(bdev))
+		rsp->cache_flags |= RNBD_CACHE_WRITEBACK;
+	if (bdev_fua(bdev))
+		rsp->cache_flags |= RNBD_CACHE_FUA;
+}

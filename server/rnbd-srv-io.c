@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rnbd server: block IO.  Each RNBD_MSG_IO becomes one bio submitted
+ * straight from the transport chunk (physically contiguous, one multi-page
+ * bvec, no copy); the bio's completion answers the request.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/ioprio.h>
+#include <linux/mm.h>
+
+#include "rnbd-srv.h"
+
+/**
+ * struct rnbd_srv_io - one IO in flight
+ * @req: the request to answer
+ * @dev: device, referenced until the answer
+ * @read_len: bytes to return on success
+ * @bio: the bio; the bioset's front_pad holds the fields above
+ */
+struct rnbd_srv_io {
+	struct trs_srv_req	*req;
+	struct rnbd_srv_dev	*dev;
+	u32			read_len;
+	struct bio		bio;
+};
+
+static struct bio_set rnbd_srv_bio_set;
+
+static void rnbd_srv_bio_end_io(struct bio *bio)
+{
+	struct rnbd_srv_io *io = container_of(bio, struct rnbd_srv_io, bio);
+	int err = blk_status_to_errno(bio->bi_status);
+	struct trs_srv_req *req = io->req;
+	struct rnbd_srv_dev *dev = io->dev;
+	u32 len = err ? 0 : io->read_len;
+
+	bio_put(bio);
+	trs_srv_resp(req, err, len);
+	rnbd_srv_dev_put(dev);
+}
+
+/* The request flags of @msg, or -EINVAL if they do not fit its op. */
+static int rnbd_srv_io_flags(const struct rnbd_msg_io *msg, blk_opf_t *opf)
+{
+	if (msg->flags & ~RNBD_F_ALL)
+		return -EOPNOTSUPP;
+	if ((msg->flags & RNBD_F_FUA) && msg->op != RNBD_OP_WRITE)
+		return -EINVAL;
+	if ((msg->flags & RNBD_F_PREFLUSH) && msg->op != RNBD_OP_WRITE &&
+	    msg->op != RNBD_OP_FLUSH)
+		return -EINVAL;
+	if ((msg->flags & RNBD_F_NOUNMAP) && msg->op != RNBD_OP_WRITE_ZEROES)
+		return -EINVAL;
+
+	if (msg->flags & RNBD_F_FUA)
+		*opf |= REQ_FUA;
+	if (msg->flags & RNBD_F_PREFLUSH)
+		*opf |= REQ_PREFLUSH;
+	if (msg->flags & RNBD_F_NOUNMAP)
+		*opf |= REQ_NOUNMAP;
+	if (msg->flags & RNBD_F_SYNC)
+		*opf |= REQ_SYNC;
+	return 0;
+}
+
+/* Validate @msg against @req and @dev; build the bio's op and flags. */
+static int rnbd_srv_io_check(const struct rnbd_srv_dev *dev,
+			     const struct trs_srv_req *req,
+			     const struct rnbd_msg_io *msg, blk_opf_t *opf)
+{
+	u32 len = le32_to_cpu(msg->len);
+	u64 sector = le64_to_cpu(msg->sector);
+	u32 lbs = bdev_logical_block_size(dev->bdev);
+	u64 cap = bdev_nr_sectors(dev->bdev);
+	enum dma_data_direction dir = DMA_NONE;
+
+	switch (msg->op) {
+	case RNBD_OP_READ:
+		*opf = REQ_OP_READ;
+		dir = DMA_FROM_DEVICE;
+		break;
+	case RNBD_OP_WRITE:
+		*opf = REQ_OP_WRITE;
+		dir = DMA_TO_DEVICE;
+		break;
+	case RNBD_OP_FLUSH:
+		/* REQ_OP_FLUSH is for requests only, never for submit_bio */
+		*opf = REQ_OP_WRITE | REQ_PREFLUSH;
+		break;
+	case RNBD_OP_DISCARD:
+		*opf = REQ_OP_DISCARD;
+		break;
+	case RNBD_OP_WRITE_ZEROES:
+		*opf = REQ_OP_WRITE_ZEROES;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (req->dir != dir || (dir == DMA_NONE ? req->data_len : len != req->data_len))
+		return -EPROTO;
+	if (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) > IOPRIO_CLASS_IDLE)
+		return -EINVAL;
+	if (msg->op == RNBD_OP_FLUSH) {
+		if (len)
+			return -EINVAL;
+	} else if (!len || len % lbs || sector & ((lbs >> SECTOR_SHIFT) - 1) ||
+		   sector > cap || len >> SECTOR_SHIFT > cap - sector) {
+		return -EINVAL;
+	}
+	if (msg->op != RNBD_OP_READ && msg->op != RNBD_OP_FLUSH &&
+	    !(dev->mode & FMODE_WRITE))
+		return -EROFS;
+	return rnbd_srv_io_flags(msg, opf);
+}
+
+/**
+ * rnbd_srv_io() - execute an RNBD_MSG_IO request
+ * @sess: session it arrived on
+ * @req: the request; its header is checked already
+ *
+ * Context: process context.
+ * Return: 0 if a bio was submitted (its completion answers @req), else the
+ * errno to answer @req with: -EPROTO for a malformed request, -ENODEV for
+ * an unknown dev_id, -EOPNOTSUPP for an unknown op or flag, -EINVAL for a
+ * bad length, sector range, priority or flag combination, -EROFS for a
+ * write to a device opened read-only.
+ */
+int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
+{
+	const struct rnbd_msg_io *msg = req->usr_hdr;
+	struct rnbd_srv_dev *dev;
+	struct rnbd_srv_io *io;
+	struct bio *bio;
+	blk_opf_t opf;
+	u32 len;
+	int err;
+
+	if (req->usr_len != sizeof(*msg))
+		return -EPROTO;
+	dev = rnbd_srv_dev_get(sess, le32_to_cpu(msg->dev_id));
+	if (!dev)
+		return -ENODEV;
+	err = rnbd_srv_io_check(dev, req, msg, &opf);
+	if (err) {
+		rnbd_srv_dev_put(dev);
+		return err;
+	}
+
+	len = le32_to_cpu(msg->len);
+	bio = bio_alloc_bioset(dev->bdev, req->dir == DMA_NONE ? 0 : 1, opf,
+			       GFP_NOIO, &rnbd_srv_bio_set);
+	io = container_of(bio, struct rnbd_srv_io, bio);
+	io->req = req;
+	io->dev = dev;
+	io->read_len = msg->op == RNBD_OP_READ ? len : 0;
+	bio->bi_end_io = rnbd_srv_bio_end_io;
+	bio->bi_ioprio = le16_to_cpu(msg->prio);
+	if (msg->op != RNBD_OP_FLUSH)
+		bio->bi_iter.bi_sector = le64_to_cpu(msg->sector);
+	if (req->dir == DMA_NONE)
+		bio->bi_iter.bi_size = len;
+	else
+		__bio_add_page(bio, virt_to_page(req->data), len,
+			       offset_in_page(req->data));
+	submit_bio(bio);
+	return 0;
+}
+
+/**
+ * rnbd_srv_io_init() - create the bio set of the IO path
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnbd_srv_io_init(void)
+{
+	return bioset_init(&rnbd_srv_bio_set, BIO_POOL_SIZE,
+			   offsetof(struct rnbd_srv_io, bio), BIOSET_NEED_BVECS);
+}
+
+/**
+ * rnbd_srv_io_exit() - free the bio set; no IO may be in flight
+ */
+void rnbd_srv_io_exit(void)
+{
+	bioset_exit(&rnbd_srv_bio_set);
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rnbd server: exports block devices to rnbd clients over the rnbd
+ * transport (trs).  Passive: a client opens any block device found under
+ * dev_search_path; nothing is configured per device.
+ */
+#ifndef RNBD_SRV_H
+#define RNBD_SRV_H
+
+#include <linux/blkdev.h>
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/xarray.h>
+
+#include <rnbd/proto.h>
+#include <rnbd/trs.h>
+
+/**
+ * struct rnbd_srv_sess - a client session
+ * @trs: transport session
+ * @devs: dev_id -> struct rnbd_srv_dev; lookups on the IO path under RCU
+ * @lock: serialises OPEN and CLOSE of this session's devices
+ */
+struct rnbd_srv_sess {
+	struct trs_srv_sess	*trs;
+	struct xarray		devs;
+	struct mutex		lock;	/* open and close of devs */
+};
+
+/**
+ * struct rnbd_srv_dev - a block device opened by a session
+ * @bdev: the device; opened exclusively (holder: this struct) if @mode
+ *	has FMODE_WRITE
+ * @mode: FMODE_* the device was opened with
+ * @id: index in the session's devs, the dev_id of the protocol
+ * @ref: one while open plus one per bio in flight
+ * @idle: completed when @ref drops to zero
+ * @rcu: frees the struct after IO lookups are done with it
+ */
+struct rnbd_srv_dev {
+	struct block_device	*bdev;
+	fmode_t			mode;
+	u32			id;
+	refcount_t		ref;
+	struct completion	idle;
+	struct rcu_head		rcu;
+};
+
+/* rnbd-srv-dev.c: block devices */
+extern char *rnbd_srv_search_path;
+struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
+				       const struct rnbd_msg_open *msg);
+int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id);
+void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess);
+struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);
+void rnbd_srv_dev_put(struct rnbd_srv_dev *dev);
+void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
+			    struct rnbd_msg_open_rsp *rsp);
+
+/* rnbd-srv-io.c: block IO */
+int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
+int rnbd_srv_io_init(void);
+void rnbd_srv_io_exit(void);
+
+#endif /* RNBD_SRV_H */

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport client: the data path.
+ *
+ * A request on slot S is one RDMA_WRITE_WITH_IMM of its header (and, for a
+ * write, its data) to the end of the header area of server chunk S,
+ * preceded by a REG_MR of the slot's MR when the data needs one (reads
+ * always, writes with more segments than send SGEs).  The server answers
+ * with an RDMA_WRITE_WITH_IMM carrying slot and status in the immediate.
+ * done() runs once the reply arrived, the request's own WRITE completed
+ * and, if the MR was registered, a LOCAL_INV of it completed: from then on
+ * neither the server nor the HCA touches the request's memory, and all of
+ * its send WRs are retired (see trs_clt_conn_create_qp()).
+ *
+ * Slot progress (slot->flags) is guarded by the lock of the connection the
+ * request was posted on; its completions arrive on that connection's CQ.
+ * done() is always called without locks held.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include "trs-clt.h"
+
+static void trs_clt_finish(struct trs_clt_sess *sess, struct trs_clt_io *io,
+			   int status)
+{
+	if (io->dir != DMA_NONE)
+		ib_dma_unmap_sg(sess->ibdev, io->sgl, io->sg_cnt, io->dir);
+	io->done(io, status);
+}
+
+/* Invalidate the slot's MR once the server is done with it. */
+static int trs_clt_post_inv(struct trs_clt_conn *conn,
+			    struct trs_clt_slot *slot)
+{
+	struct ib_send_wr wr = {
+		.opcode			= IB_WR_LOCAL_INV,
+		.wr_cqe			= &slot->inv_cqe,
+		.send_flags		= IB_SEND_SIGNALED,
+		.ex.invalidate_rkey	= slot->mr->rkey,
+	};
+	int err;
+
+	err = ib_post_send(conn->cm_id->qp, &wr, NULL);
+	if (err) {
+		trs_clt_err_rl(conn->sess, "cannot invalidate an MR: %pe\n",
+			       ERR_PTR(err));
+		trs_clt_fail(conn->sess, err);
+		return err;
+	}
+	slot->flags |= TRS_SLOT_INV;
+	conn->stats.wrs_posted++;
+	return 0;
+}
+
+/*
+ * Move a request on after one of its events; conn->lock held.  Returns the
+ * request if it is complete (the slot is free again), else NULL.  A request
+ * that cannot move on stays in flight until the teardown fails it.
+ */
+static struct trs_clt_io *trs_clt_advance(struct trs_clt_conn *conn,
+					  struct trs_clt_slot *slot)
+{
+	struct trs_clt_io *io = slot->io;
+
+	if ((slot->flags & (TRS_SLOT_SENT | TRS_SLOT_REPLIED)) !=
+	    (TRS_SLOT_SENT | TRS_SLOT_REPLIED))
+		return NULL;
+	if (slot->flags & TRS_SLOT_MR) {
+		if (!(slot->flags & TRS_SLOT_INV) && !conn->dead)
+			trs_clt_post_inv(conn, slot);
+		return NULL;
+	}
+	slot->io = NULL;
+	return io;
+}
+
+/*
+ * A completion of the request on @slot: set and clear slot->flags, then
+ * finish the request if that was its last event.
+ */
+static void trs_clt_slot_event(struct ib_cq *cq, struct trs_clt_slot *slot,
+			       unsigned int set, unsigned int clear)
+{
+	struct trs_clt_conn *conn = cq->cq_context;
+	struct trs_clt_io *io = NULL;
+	unsigned long flags;
+	int status = 0;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (!WARN_ON_ONCE(!slot->io || slot->conn != conn)) {
+		slot->flags = (slot->flags | set) & ~clear;
+		io = trs_clt_advance(conn, slot);
+		status = slot->status;
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (io)
+		trs_clt_finish(conn->sess, io, status);
+}
+
+static void trs_clt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_clt_conn *conn = cq->cq_context;
+
+	/* unsignaled: only failures complete */
+	if (trs_wc_failed(wc, "memory registration"))
+		trs_clt_fail(conn->sess, -ECONNRESET);
+}
+
+static void trs_clt_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_clt_conn *conn = cq->cq_context;
+
+	if (trs_wc_failed(wc, "request")) {
+		trs_clt_fail(conn->sess, -ECONNRESET);
+		return;
+	}
+	trs_clt_slot_event(cq, container_of(wc->wr_cqe, struct trs_clt_slot,
+					    send_cqe), TRS_SLOT_SENT, 0);
+}
+
+static void trs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_clt_conn *conn = cq->cq_context;
+
+	if (trs_wc_failed(wc, "local invalidate")) {
+		trs_clt_fail(conn->sess, -ECONNRESET);
+		return;
+	}
+	trs_clt_slot_event(cq, container_of(wc->wr_cqe, struct trs_clt_slot,
+					    inv_cqe), 0, TRS_SLOT_MR);
+}
+
+/*
+ * A reply: zero-length receive of an RDMA_WRITE_WITH_IMM from the server.
+ * Anything that is not a reply to a request in flight on this connection
+ * is a protocol error and closes the session.
+ */
+void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_clt_conn *conn = cq->cq_context;
+	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_io *io = NULL;
+	struct trs_clt_slot *slot;
+	unsigned long flags;
+	u32 imm, idx, max_len;
+	int err = -EPROTO, status = 0;
+
+	if (trs_wc_failed(wc, "reply receive")) {
+		trs_clt_fail(sess, -ECONNRESET);
+		return;
+	}
+	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
+	    !(wc->wc_flags & IB_WC_WITH_IMM))
+		goto proto_err;
+	imm = be32_to_cpu(wc->ex.imm_data);
+	idx = trs_imm_slot(imm);
+	if (trs_imm_type(imm) != TRS_IMM_RSP || idx >= sess->queue_depth)
+		goto proto_err;
+	slot = &sess->slots[idx];
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->dead) {
+		/* being torn down: the request is failed after the drain */
+		spin_unlock_irqrestore(&conn->lock, flags);
+		return;
+	}
+	if (!slot->io || slot->conn != conn || slot->flags & TRS_SLOT_REPLIED)
+		goto unlock;
+	max_len = slot->io->dir == DMA_FROM_DEVICE ? slot->io->data_len : 0;
+	if (wc->byte_len > max_len)
+		goto unlock;
+	err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);
+	if (err)
+		goto unlock;
+	conn->stats.wrs_posted++;
+	slot->flags |= TRS_SLOT_REPLIED;
+	slot->status = -(int)trs_imm_arg(imm);
+	io = trs_clt_advance(conn, slot);
+	status = slot->status;
+unlock:
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (io)
+		trs_clt_finish(sess, io, status);
+	if (!err)
+		return;
+	if (err != -EPROTO) {
+		trs_clt_fail(sess, err);
+		return;
+	}
+proto_err:
+	trs_clt_err_rl(sess, "conn %u: bad reply: opcode %d imm %#x len %u\n",
+		       conn->idx, wc->opcode, be32_to_cpu(wc->ex.imm_data),
+		       wc->byte_len);
+	trs_clt_fail(sess, -EPROTO);
+}
+
+/* Register the data of @io with the slot's MR, rotating its key. */
+static int trs_clt_map_mr(struct trs_clt_slot *slot, struct trs_clt_io *io,
+			  int nents, int access, struct ib_reg_wr *reg)
+{
+	struct ib_mr *mr = slot->mr;
+
+	if (ib_map_mr_sg(mr, io->sgl, nents, NULL, TRS_MR_PAGE) != nents ||
+	    mr->length != io->data_len)
+		return -EINVAL;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	reg->wr.opcode = IB_WR_REG_MR;
+	reg->wr.wr_cqe = &slot->reg_cqe;
+	reg->mr = mr;
+	reg->key = mr->rkey;
+	reg->access = access;
+	return 0;
+}
+
+/* Data segments as SGEs after the header SGE; returns the SGE count. */
+static int trs_clt_map_sges(struct trs_clt_sess *sess, struct trs_clt_io *io,
+			    int nents, struct ib_sge *sge)
+{
+	struct scatterlist *sg;
+	u32 len = 0;
+	int i;
+
+	for_each_sg(io->sgl, sg, nents, i) {
+		sge[i + 1].addr = sg_dma_address(sg);
+		sge[i + 1].length = sg_dma_len(sg);
+		sge[i + 1].lkey = sess->pd->local_dma_lkey;
+		len += sg_dma_len(sg);
+	}
+	return len == io->data_len ? nents + 1 : -EINVAL;
+}
+
+/* Build and post the WRs of a request; conn->lock held. */
+static int trs_clt_post_req(struct trs_clt_conn *conn,
+			    struct trs_clt_slot *slot, struct trs_clt_io *io)
+{
+	struct trs_clt_sess *sess = conn->sess;
+	struct ib_device *dev = sess->ibdev;
+	u32 hdr_len = sizeof(struct trs_msg_req) + io->usr_len;
+	struct ib_sge sge[TRS_CLT_MAX_SEND_SGE];
+	struct trs_msg_req *req = slot->hdr;
+	const struct ib_send_wr *bad_wr;
+	struct ib_reg_wr reg = {};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode		= IB_WR_RDMA_WRITE_WITH_IMM,
+			.wr_cqe		= &slot->send_cqe,
+			.sg_list	= sge,
+			.num_sge	= 1,
+			.send_flags	= IB_SEND_SIGNALED,
+			.ex.imm_data	= cpu_to_be32(trs_imm_pack(TRS_IMM_REQ,
+								   io->slot,
+								   hdr_len)),
+		},
+		.remote_addr	= slot->raddr + TRS_HDR_AREA - hdr_len,
+		.rkey		= slot->rkey,
+	};
+	struct ib_send_wr *first = &wr.wr;
+	int nents = 0, err = 0;
+
+	if (io->dir != DMA_NONE) {
+		nents = ib_dma_map_sg(dev, io->sgl, io->sg_cnt, io->dir);
+		if (!nents)
+			return -EIO;
+	}
+
+	memset(req, 0, sizeof(*req));
+	req->data_len = cpu_to_le32(io->data_len);
+	memcpy(req + 1, io->usr_hdr, io->usr_len);
+	sge[0].addr = slot->hdr_dma;
+	sge[0].length = hdr_len;
+	sge[0].lkey = sess->pd->local_dma_lkey;
+
+	switch (io->dir) {
+	case DMA_TO_DEVICE:
+		req->dir = TRS_DIR_WRITE;
+		if (nents + 1 <= sess->max_send_sge) {
+			wr.wr.num_sge = trs_clt_map_sges(sess, io, nents, sge);
+			if (wr.wr.num_sge < 0)
+				err = wr.wr.num_sge;
+			break;
+		}
+		err = trs_clt_map_mr(slot, io, nents, IB_ACCESS_LOCAL_WRITE,
+				     &reg);
+		sge[1].addr = slot->mr->iova;
+		sge[1].length = slot->mr->length;
+		sge[1].lkey = slot->mr->lkey;
+		wr.wr.num_sge = 2;
+		break;
+	case DMA_FROM_DEVICE:
+		req->dir = TRS_DIR_READ;
+		err = trs_clt_map_mr(slot, io, nents, IB_ACCESS_LOCAL_WRITE |
+				     IB_ACCESS_REMOTE_WRITE, &reg);
+		req->addr = cpu_to_le64(slot->mr->iova);
+		req->rkey = cpu_to_le32(slot->mr->rkey);
+		break;
+	default:
+		req->dir = TRS_DIR_NONE;
+		break;
+	}
+	if (err)
+		goto unmap;
+	ib_dma_sync_single_for_device(dev, slot->hdr_dma, hdr_len,
+				      DMA_TO_DEVICE);
+
+	if (reg.mr) {
+		reg.wr.next = first;
+		first = &reg.wr;
+	}
+	slot->io = io;
+	slot->conn = conn;
+	slot->flags = reg.mr ? TRS_SLOT_MR : 0;
+	slot->status = 0;
+	err = ib_post_send(conn->cm_id->qp, first, &bad_wr);
+	if (err && bad_wr == first) {
+		slot->io = NULL;
+		goto unmap;
+	}
+	if (err) {
+		/*
+		 * Part of the chain is posted: the request is in flight until
+		 * the teardown drained the connection and fails it.
+		 */
+		trs_clt_fail(sess, err);
+		return 0;
+	}
+
+	conn->stats.requests++;
+	conn->stats.wrs_posted += reg.mr ? 2 : 1;
+	if (io->dir == DMA_TO_DEVICE)
+		conn->stats.bytes_written += io->data_len;
+	else if (io->dir == DMA_FROM_DEVICE)
+		conn->stats.bytes_read += io->data_len;
+	return 0;
+
+unmap:
+	if (nents)
+		ib_dma_unmap_sg(dev, io->sgl, io->sg_cnt, io->dir);
+	return err;
+}
+
+static bool trs_clt_io_ok(struct trs_clt_sess *sess, unsigned int conn,
+			  const struct trs_clt_io *io)
+{
+	if (conn >= sess->nr_conns || io->slot >= sess->queue_depth ||
+	    !io->usr_len || io->usr_len > TRS_MAX_USR_HDR || !io->done)
+		return false;
+	if (io->dir == DMA_NONE)
+		return !io->data_len && !io->sg_cnt;
+	if (io->dir != DMA_TO_DEVICE && io->dir != DMA_FROM_DEVICE)
+		return false;
+	return io->data_len && io->data_len <= sess->max_io_size &&
+	       io->sg_cnt && io->sg_cnt <= sess->max_segments && io->sgl;
+}
+
+/**
+ * trs_clt_request() - submit a request
+ * @sess: connected session
+ * @conn: connection to use, 0..nr_conns-1 (normally the submitting CPU's)
+ * @io: the request; its slot must not be in use
+ *
+ * Any context.  On success @io->done() is called exactly once, in softirq
+ * context (also when the session fails: with -ECONNABORTED).  The data
+ * must respect a 4 KiB virt boundary (every segment but the first starts
+ * on a 4 KiB boundary, every one but the last ends on one).
+ *
+ * Return: 0 if submitted; otherwise done() is not called and the error
+ * is -EINVAL (bad @conn or @io, or data the MR cannot map), -ENOTCONN
+ * (session not connected), -EBUSY (slot in use) or -EIO (DMA mapping or
+ * post failed).
+ */
+int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
+		    struct trs_clt_io *io)
+{
+	struct trs_clt_conn *c;
+	unsigned long flags;
+	int err;
+
+	if (!trs_clt_io_ok(sess, conn, io))
+		return -EINVAL;
+	c = &sess->conns[conn];
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->dead || READ_ONCE(sess->state) != TRS_CLT_CONNECTED)
+		err = -ENOTCONN;
+	else if (READ_ONCE(sess->slots[io->slot].io))
+		err = -EBUSY;
+	else
+		err = trs_clt_post_req(c, &sess->slots[io->slot], io);
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (err == -EBUSY)
+		trs_clt_err_rl(sess, "request on slot %u, which is in use\n",
+			       io->slot);
+	return err;
+}
+EXPORT_SYMBOL_GPL(trs_clt_request);
+
+/**
+ * trs_clt_fail_inflight() - complete every request in flight with an error
+ * @sess: session whose connections are drained
+ *
+ * After rdma_disconnect() and ib_drain_qp() of every connection no remote
+ * access and no completion is possible any more.
+ */
+void trs_clt_fail_inflight(struct trs_clt_sess *sess)
+{
+	struct trs_clt_io *io;
+	u32 i;
+
+	if (!sess->slots)
+		return;
+	for (i = 0; i < sess->queue_depth; i++) {
+		io = sess->slots[i].io;
+		if (!io)
+			continue;
+		sess->slots[i].io = NULL;
+		local_bh_disable();
+		trs_clt_finish(sess, io, -ECONNABORTED);
+		local_bh_enable();
+	}
+}
+
+/**
+ * trs_clt_slots_init() - allocate a slot per server chunk
+ * @sess: session whose queue depth, PD and MR size are known
+ *
+ * Undo with trs_clt_slots_free(), also after a failure.
+ *
+ * Return: 0 or a negative errno.
+ */
+int trs_clt_slots_init(struct trs_clt_sess *sess)
+{
+	struct ib_device *dev = sess->ibdev;
+	struct trs_clt_slot *slot;
+	u32 i;
+
+	sess->slots = kcalloc(sess->queue_depth, sizeof(*sess->slots),
+			      GFP_KERNEL);
+	if (!sess->slots)
+		return -ENOMEM;
+	for (i = 0; i < sess->queue_depth; i++) {
+		slot = &sess->slots[i];
+		slot->sess = sess;
+		slot->reg_cqe.done = trs_clt_reg_done;
+		slot->send_cqe.done = trs_clt_send_done;
+		slot->inv_cqe.done = trs_clt_inv_done;
+		slot->hdr = kzalloc(TRS_CLT_HDR_LEN, GFP_KERNEL);
+		if (!slot->hdr)
+			return -ENOMEM;
+		slot->hdr_dma = ib_dma_map_single(dev, slot->hdr,
+						  TRS_CLT_HDR_LEN,
+						  DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(dev, slot->hdr_dma)) {
+			slot->hdr_dma = 0;
+			return -ENOMEM;
+		}
+		slot->mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+				       TRS_MR_PAGES(sess->max_io_size));
+		if (IS_ERR(slot->mr)) {
+			int err = PTR_ERR(slot->mr);
+
+			slot->mr = NULL;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * trs_clt_slots_free() - free what trs_clt_slots_init() allocated
+ * @sess: session without requests in flight
+ */
+void trs_clt_slots_free(struct trs_clt_sess *sess)
+{
+	struct trs_clt_slot *slot;
+	u32 i;
+
+	if (!sess->slots)
+		return;
+	for (i = 0; i < sess->queue_depth; i++) {
+		slot = &sess->slots[i];
+		if (slot->mr)
+			ib_dereg_mr(slot->mr);
+		if (slot->hdr_dma)
+			ib_dma_unmap_single(sess->ibdev, slot->hdr_dma,
+					    TRS_CLT_HDR_LEN, DMA_TO_DEVICE);
+		kfree(slot->hdr);
+	}
+	kfree(sess->slots);
+	sess->slots = NULL;
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * RNBD transport client: private definitions.
+ *
+ * Object model: a session (trs_clt_sess) owns its connections (an array,
+ * one per CPU) and, while connected, its RDMA resources: the PD, the CM
+ * ids, CQs and QPs of the connections, and one slot per server chunk with
+ * a header buffer and an FRWR MR.  The session is created by
+ * trs_clt_open() and freed by trs_clt_close(), nothing else frees it.  The
+ * RDMA resources are created by trs_clt_sess_connect() and released by
+ * trs_clt_sess_disconnect(), run either by trs_clt_open() on failure or by
+ * the session's close work.  sysfs only points at the session.
+ */
+#ifndef TRS_CLT_H
+#define TRS_CLT_H
+
+#include <linux/spinlock.h>
+#include <linux/uuid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rnbd/trs.h>
+#include "trs-core.h"
+
+/* Largest queue depth the client asks for; the device may lower it. */
+#define TRS_CLT_MAX_QUEUE_DEPTH	512u
+/* Send SGEs we use: a header plus up to 15 data segments without an MR. */
+#define TRS_CLT_MAX_SEND_SGE	16u
+/* Request header buffer: transport header and user header. */
+#define TRS_CLT_HDR_LEN		(sizeof(struct trs_msg_req) + TRS_MAX_USR_HDR)
+
+enum trs_clt_state {
+	TRS_CLT_CONNECTING,	/* trs_clt_open() is setting it up */
+	TRS_CLT_CONNECTED,
+	TRS_CLT_DISCONNECTED,	/* torn down or being torn down */
+};
+
+/**
+ * struct trs_clt_stats - per connection counters, shown in sysfs
+ * @requests: requests posted
+ * @bytes_read: data bytes requested from the server
+ * @bytes_written: data bytes sent to the server
+ * @wrs_posted: send and receive work requests posted
+ */
+struct trs_clt_stats {
+	u64	requests;
+	u64	bytes_read;
+	u64	bytes_written;
+	u64	wrs_posted;
+};
+
+/**
+ * struct trs_clt_conn - one RC connection of a session
+ * @sess: owner
+ * @idx: index in the session; serves CPU @idx
+ * @cm_id: CM id; its QP is cm_id->qp
+ * @cq: completion queue, polled in softirq
+ * @recv_cqe: completion of the zero-length receives taking replies
+ * @rsp: the server's accept private data
+ * @cm_err: result of the last connect step
+ * @cm_done: the last connect step finished
+ * @established: the connection reached ESTABLISHED (so it must be drained)
+ * @lock: guards @dead, @stats, the state of the slots whose request is on
+ *	this connection, and every post to the QP
+ * @dead: teardown started; nothing may be posted any more
+ * @stats: counters
+ *
+ * @cm_err, @cm_done and @established are guarded by the session's
+ * state_lock.
+ */
+struct trs_clt_conn {
+	struct trs_clt_sess	*sess;
+	u32			idx;
+	struct rdma_cm_id	*cm_id;
+	struct ib_cq		*cq;
+	struct ib_cqe		recv_cqe;
+	struct trs_msg_conn_rsp	rsp;
+	int			cm_err;
+	bool			cm_done;
+	bool			established;
+	spinlock_t		lock;	/* see above */
+	bool			dead;
+	struct trs_clt_stats	stats;
+};
+
+/* slot->flags: progress of the request in flight */
+#define TRS_SLOT_SENT		BIT(0)	/* its WRITE_WITH_IMM completed */
+#define TRS_SLOT_REPLIED	BIT(1)	/* the server's reply arrived */
+#define TRS_SLOT_MR		BIT(2)	/* the slot's MR is registered */
+#define TRS_SLOT_INV		BIT(3)	/* LOCAL_INV of the MR posted */
+
+/**
+ * struct trs_clt_slot - a server chunk and what the client needs to use it
+ * @sess: owner
+ * @io: request in flight, NULL if none
+ * @conn: connection @io was posted on; its lock guards the fields below
+ * @flags: TRS_SLOT_*
+ * @status: the server's status for @io
+ * @raddr: remote address of the chunk
+ * @rkey: remote key of the chunk
+ * @hdr: header buffer (struct trs_msg_req + user header)
+ * @hdr_dma: its DMA address
+ * @mr: FRWR MR for data that cannot go in SGEs, and for every read buffer
+ * @reg_cqe: completion of the REG_MR WR (unsignaled: errors only)
+ * @send_cqe: completion of the RDMA_WRITE_WITH_IMM WR
+ * @inv_cqe: completion of the LOCAL_INV WR
+ */
+struct trs_clt_slot {
+	struct trs_clt_sess	*sess;
+	struct trs_clt_io	*io;
+	struct trs_clt_conn	*conn;
+	unsigned int		flags;
+	int			status;
+	u64			raddr;
+	u32			rkey;
+	void			*hdr;
+	u64			hdr_dma;
+	struct ib_mr		*mr;
+	struct ib_cqe		reg_cqe;
+	struct ib_cqe		send_cqe;
+	struct ib_cqe		inv_cqe;
+};
+
+struct trs_clt_kobj;
+
+/**
+ * struct trs_clt_sess - a client session
+ * @name: session name, also its sysfs directory
+ * @ops: user callbacks
+ * @dst: server address and port
+ * @src: local address the route resolved to
+ * @uuid: identifies the session to the server
+ * @entry: in trs_clt_sessions, guarded by trs_clt_mutex
+ * @state_lock: guards @state, @setup_err, @closing, @table_err,
+ *	@table_done and the connections' connect step results
+ * @state: enum trs_clt_state
+ * @setup_err: first error while connecting
+ * @closing: trs_clt_close() runs: no more events for the user
+ * @setup_wq: trs_clt_open() waits here for connect steps
+ * @close_work: tears the connections down after an error
+ * @nr_conns: connections
+ * @conns: the connections
+ * @ibdev: RDMA device of the session (all connections)
+ * @pd: protection domain
+ * @hca_name: name of @ibdev, kept for sysfs
+ * @hca_port: port of @ibdev, kept for sysfs
+ * @max_send_sge: send SGEs per WR
+ * @max_mr_pages: most pages an MR of @ibdev maps (capped)
+ * @max_qd: queue depth asked for
+ * @queue_depth: negotiated queue depth
+ * @chunk_size: size of a server chunk
+ * @max_io_size: data bytes per request
+ * @max_segments: data segments per request
+ * @slots: one per server chunk
+ * @table: receive buffer of the chunk table
+ * @table_dma: its DMA address
+ * @table_size: its size
+ * @table_len: bytes received
+ * @table_err: receive status of the chunk table
+ * @table_done: the chunk table receive completed
+ * @table_cqe: its completion
+ * @dev: sysfs device
+ * @paths_kobj: sysfs "paths" directory
+ * @path_kobj: sysfs paths/<src@dst> directory
+ * @conns_kobj: sysfs "conns" directory
+ * @conn_kobjs: sysfs conns/<i> directories
+ */
+struct trs_clt_sess {
+	char			*name;
+	struct trs_clt_ops	ops;
+	struct sockaddr_storage	dst;
+	struct sockaddr_storage	src;
+	uuid_t			uuid;
+	struct list_head	entry;
+
+	spinlock_t		state_lock;	/* see above */
+	enum trs_clt_state	state;
+	int			setup_err;
+	bool			closing;
+	wait_queue_head_t	setup_wq;
+	struct work_struct	close_work;
+
+	u32			nr_conns;
+	struct trs_clt_conn	*conns;
+
+	struct ib_device	*ibdev;
+	struct ib_pd		*pd;
+	char			hca_name[IB_DEVICE_NAME_MAX];
+	u32			hca_port;
+	u32			max_send_sge;
+	u32			max_mr_pages;
+	u32			max_qd;
+
+	u32			queue_depth;
+	u32			chunk_size;
+	u32			max_io_size;
+	u32			max_segments;
+	struct trs_clt_slot	*slots;
+
+	void			*table;
+	u64			table_dma;
+	size_t			table_size;
+	u32			table_len;
+	int			table_err;
+	bool			table_done;
+	struct ib_cqe		table_cqe;
+
+	struct device		*dev;
+	struct kobject		*paths_kobj;
+	struct trs_clt_kobj	*path_kobj;
+	struct kobject		*conns_kobj;
+	struct trs_clt_kobj	**conn_kobjs;
+};
+
+#define trs_clt_err(sess, fmt, ...) \
+	pr_err("%s: " fmt, (sess)->name, ##__VA_ARGS__)
+#define trs_clt_info(sess, fmt, ...) \
+	pr_info("%s: " fmt, (sess)->name, ##__VA_ARGS__)
+#define trs_clt_err_rl(sess, fmt, ...) \
+	pr_err_ratelimited("%s: " fmt, (sess)->name, ##__VA_ARGS__)
+
+/* trs-clt.c */
+void trs_clt_fail(struct trs_clt_sess *sess, int err);
+
+/* trs-clt-conn.c */
+int trs_clt_sess_connect(struct trs_clt_sess *sess);
+void trs_clt_sess_disconnect(struct trs_clt_sess *sess);
+
+/* trs-clt-io.c */
+int trs_clt_slots_init(struct trs_clt_sess *sess);
+void trs_clt_slots_free(struct trs_clt_sess *sess);
+void trs_clt_fail_inflight(struct trs_clt_sess *sess);
+void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* trs-clt-sysfs.c */
+int trs_clt_sysfs_init(void);
+void trs_clt_sysfs_exit(void);
+int trs_clt_sysfs_add(struct trs_clt_sess *sess);
+void trs_clt_sysfs_del(struct trs_clt_sess *sess);
+
+#endif /* TRS_CLT_H */

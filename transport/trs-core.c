@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport core module: what the client and the server share.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include "trs-core.h"
+
+/**
+ * trs_dev_check() - check that an RDMA device can carry the transport
+ * @dev: the device a connection resolved to
+ * @mr_pages: pages one fast-registration MR must map
+ *
+ * Both sides register memory with FRWR (IB_WR_REG_MR) and send a header
+ * plus data in one work request.
+ *
+ * Return: 0, or -EOPNOTSUPP after logging what the device lacks.
+ */
+int trs_dev_check(struct ib_device *dev, u32 mr_pages)
+{
+	const struct ib_device_attr *attr = &dev->attrs;
+
+	if (!(attr->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		pr_err("%s: no memory management extensions (FRWR)\n",
+		       dev_name(&dev->dev));
+		return -EOPNOTSUPP;
+	}
+	if (attr->max_fast_reg_page_list_len < mr_pages) {
+		pr_err("%s: an MR maps %u pages, %u needed\n",
+		       dev_name(&dev->dev), attr->max_fast_reg_page_list_len,
+		       mr_pages);
+		return -EOPNOTSUPP;
+	}
+	if (attr->max_send_sge < 2 || attr->max_recv_sge < 1) {
+		pr_err("%s: %d send SGEs, 2 needed\n", dev_name(&dev->dev),
+		       attr->max_send_sge);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(trs_dev_check);
+
+MODULE_DESCRIPTION("RNBD RDMA transport: shared helpers");
+MODULE_LICENSE("GPL");

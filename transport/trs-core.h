@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * RNBD transport: helpers shared by the client and the server modules.
+ * The functions live in rnbd_trs_core.ko; the inline helpers log with the
+ * pr_fmt of the module that includes this header.
+ */
+#ifndef TRS_CORE_H
+#define TRS_CORE_H
+
+#include <linux/sizes.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+#include <rnbd/trs-proto.h>
+
+/* Each connect step (address, route, connect, chunk table) is bounded. */
+#define TRS_CONNECT_TIMEOUT_MS	10000
+
+/* FRWR page size; the client block driver sets a matching virt boundary. */
+#define TRS_MR_PAGE		SZ_4K
+
+/* MR pages needed for @size bytes that may start anywhere in a page. */
+#define TRS_MR_PAGES(size)	((size) / TRS_MR_PAGE + 1)
+
+/* "ip:" + IPv6 + "%" + scope id */
+#define TRS_ADDR_LEN		64
+
+/**
+ * struct trs_qp_attr - sizes of a connection's queue pair and CQ
+ * @send_wr: send queue depth, including one WR for ib_drain_sq()
+ * @recv_wr: receive queue depth, including one WR for ib_drain_rq()
+ * @send_sge: scatter/gather entries per send WR
+ * @poll_ctx: CQ polling context
+ */
+struct trs_qp_attr {
+	u32			send_wr;
+	u32			recv_wr;
+	u32			send_sge;
+	enum ib_poll_context	poll_ctx;
+};
+
+int trs_dev_check(struct ib_device *dev, u32 mr_pages);
+int trs_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd, void *ctx,
+		  u32 idx, const struct trs_qp_attr *attr, struct ib_cq **cq);
+void trs_qp_destroy(struct rdma_cm_id *cm_id, struct ib_cq *cq);
+int trs_post_recvs(struct ib_qp *qp, struct ib_cqe *cqe, u32 n);
+
+static inline bool trs_is_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+/* Our magic and a major version we speak. */
+static inline bool trs_proto_ok(__le16 magic, u8 ver_major)
+{
+	return le16_to_cpu(magic) == TRS_MAGIC &&
+	       ver_major == TRS_PROTO_VER_MAJOR;
+}
+
+/*
+ * trs_wc_failed() - true if a work completion failed; logs it unless it is
+ * a flush, which every teardown produces.  Rate limited: data path.
+ */
+static inline bool trs_wc_failed(const struct ib_wc *wc, const char *what)
+{
+	if (likely(wc->status == IB_WC_SUCCESS))
+		return false;
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		pr_err_ratelimited("%s failed: %s (vendor error %#x)\n", what,
+				   ib_wc_status_msg(wc->status),
+				   wc->vendor_err);
+	return true;
+}
+
+#endif /* TRS_CORE_H */

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport server: the data path.
+ *
+ * A request is a zero-length receive consuming the client's
+ * RDMA_WRITE_WITH_IMM into a chunk; the immediate names the slot and the
+ * header length.  It is checked completely (every field, against the
+ * chunk's limits) before the user sees it; a malformed one is answered
+ * with -EINVAL on its slot, a request on a busy slot or with an unusable
+ * immediate closes the session.  Every reply is one RDMA_WRITE_WITH_IMM on
+ * the connection the request came on: the read data (if any) goes to the
+ * client's buffer and the immediate carries slot and status.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include "trs-srv.h"
+
+/* Post the reply of @slot; conn->lock held, a credit taken. */
+static int trs_srv_post_rsp(struct trs_srv_conn *conn,
+			    struct trs_srv_slot *slot)
+{
+	struct trs_srv_sess *sess = conn->sess;
+	struct ib_sge sge = {
+		.addr	= sg_dma_address(&slot->sg) + TRS_HDR_AREA,
+		.length	= slot->rsp_len,
+		.lkey	= sess->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode		= IB_WR_RDMA_WRITE_WITH_IMM,
+			.wr_cqe		= &conn->rsp_cqe,
+			.sg_list	= &sge,
+			.num_sge	= slot->rsp_len ? 1 : 0,
+			.send_flags	= IB_SEND_SIGNALED,
+			.ex.imm_data	= cpu_to_be32(slot->rsp_imm),
+		},
+		.remote_addr	= slot->rsp_len ? slot->raddr : 0,
+		.rkey		= slot->rsp_len ? slot->rkey : 0,
+	};
+
+	/*
+	 * The client reuses the slot only after it got this reply, and by
+	 * then the HCA has read the chunk: free the slot before posting so
+	 * that its next request never finds it busy.
+	 */
+	clear_bit_unlock(slot->req.slot, sess->busy);
+	return ib_post_send(conn->cm_id->qp, &wr.wr, NULL);
+}
+
+/* Answer the request on @slot: post now, or when the SQ has room. */
+static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
+{
+	struct trs_srv_conn *conn = slot->conn;
+	struct trs_srv_sess *sess = slot->sess;
+	unsigned long flags;
+	int err = 0;
+
+	if (status > 0 || status < -MAX_ERRNO)
+		status = -EIO;
+	slot->rsp_imm = trs_imm_pack(TRS_IMM_RSP, slot->req.slot, -status);
+	slot->rsp_len = status ? 0 : len;
+	if (slot->rsp_len)
+		ib_dma_sync_single_for_device(sess->ibdev,
+					      sg_dma_address(&slot->sg) +
+					      TRS_HDR_AREA, slot->rsp_len,
+					      DMA_BIDIRECTIONAL);
+
+	spin_lock_irqsave(&conn->lock, flags);
+	if (conn->dead) {
+		clear_bit_unlock(slot->req.slot, sess->busy);
+	} else if (!conn->credits) {
+		list_add_tail(&slot->wait_entry, &conn->rsp_wait);
+	} else {
+		conn->credits--;
+		err = trs_srv_post_rsp(conn, slot);
+		if (err)
+			conn->credits++;
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (err) {
+		trs_srv_err_rl(sess, "cannot post a reply: %pe\n", ERR_PTR(err));
+		trs_srv_sess_fail(sess, "reply not posted");
+	}
+}
+
+/**
+ * trs_srv_rsp_done() - a reply completed: its credit returns
+ * @cq: the connection's CQ
+ * @wc: work completion
+ */
+void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_srv_conn *conn = cq->cq_context;
+	struct trs_srv_slot *slot;
+	unsigned long flags;
+	int err = 0;
+
+	if (trs_wc_failed(wc, "reply"))
+		trs_srv_sess_fail(conn->sess, "reply failed");
+
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->credits++;
+	if (!conn->dead && !list_empty(&conn->rsp_wait)) {
+		slot = list_first_entry(&conn->rsp_wait, struct trs_srv_slot,
+					wait_entry);
+		list_del_init(&slot->wait_entry);
+		conn->credits--;
+		err = trs_srv_post_rsp(conn, slot);
+		if (err)
+			conn->credits++;
+	}
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (err)
+		trs_srv_sess_fail(conn->sess, "reply not posted");
+}
+
+/**
+ * trs_srv_resp() - answer a request
+ * @req: from the request callback
+ * @status: 0 or a negative errno
+ * @len: DMA_FROM_DEVICE with @status 0: bytes at req->data to return to
+ *	the client, at most req->data_len; ignored otherwise
+ *
+ * Exactly once per request, from any context.  @req is invalid afterwards.
+ */
+void trs_srv_resp(struct trs_srv_req *req, int status, u32 len)
+{
+	struct trs_srv_slot *slot = container_of(req, struct trs_srv_slot, req);
+	struct trs_srv_sess *sess = slot->sess;
+
+	if (req->dir != DMA_FROM_DEVICE) {
+		len = 0;
+	} else if (len > req->data_len) {
+		trs_srv_err_rl(sess, "reply of %u bytes to a read of %u\n",
+			       len, req->data_len);
+		status = -EIO;
+	}
+	trs_srv_queue_rsp(slot, status, len);
+	if (atomic_dec_and_test(&sess->inflight))
+		complete(&sess->inflight_done);
+}
+EXPORT_SYMBOL_GPL(trs_srv_resp);
+
+/*
+ * Check a request header of @hdr_len bytes that arrived in a write of
+ * @byte_len bytes, and fill slot->req.  The client may rewrite the chunk at
+ * any time, so every field is read once, from a copy.
+ */
+static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
+			     u32 byte_len)
+{
+	struct trs_srv_sess *sess = slot->sess;
+	u64 dma = sg_dma_address(&slot->sg);
+	struct trs_msg_req req;
+	u32 data_len;
+	void *hdr;
+
+	if (hdr_len <= sizeof(req) || hdr_len > sizeof(req) + TRS_MAX_USR_HDR)
+		return -EINVAL;
+	hdr = slot->buf + TRS_HDR_AREA - hdr_len;
+	ib_dma_sync_single_for_cpu(sess->ibdev, dma + TRS_HDR_AREA - hdr_len,
+				   hdr_len, DMA_BIDIRECTIONAL);
+	memcpy(&req, hdr, sizeof(req));
+	data_len = le32_to_cpu(req.data_len);
+	if (!trs_is_zero(req.reserved0, sizeof(req.reserved0)) ||
+	    req.reserved1 || data_len > sess->max_io_size)
+		return -EINVAL;
+
+	switch (req.dir) {
+	case TRS_DIR_NONE:
+		if (data_len || req.addr || req.rkey || byte_len != hdr_len)
+			return -EINVAL;
+		slot->req.dir = DMA_NONE;
+		break;
+	case TRS_DIR_WRITE:
+		if (!data_len || req.addr || req.rkey ||
+		    byte_len != hdr_len + data_len)
+			return -EINVAL;
+		ib_dma_sync_single_for_cpu(sess->ibdev, dma + TRS_HDR_AREA,
+					   data_len, DMA_BIDIRECTIONAL);
+		slot->req.dir = DMA_TO_DEVICE;
+		break;
+	case TRS_DIR_READ:
+		if (!data_len || !req.addr || !req.rkey || byte_len != hdr_len)
+			return -EINVAL;
+		slot->raddr = le64_to_cpu(req.addr);
+		slot->rkey = le32_to_cpu(req.rkey);
+		slot->req.dir = DMA_FROM_DEVICE;
+		break;
+	default:
+		return -EINVAL;
+	}
+	slot->req.usr_hdr = hdr + sizeof(req);
+	slot->req.usr_len = hdr_len - sizeof(req);
+	slot->req.data_len = data_len;
+	return 0;
+}
+
+/**
+ * trs_srv_recv_done() - a request arrived
+ * @cq: the connection's CQ
+ * @wc: work completion of a zero-length receive
+ *
+ * Runs from the CQ's workqueue, so the user's request callback may sleep.
+ */
+void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_srv_conn *conn = cq->cq_context;
+	struct trs_srv_sess *sess = conn->sess;
+	struct trs_srv_slot *slot;
+	unsigned long flags;
+	void *priv = NULL;
+	u32 imm, idx;
+	int err = 0;
+
+	if (trs_wc_failed(wc, "request receive")) {
+		trs_srv_sess_fail(sess, "receive failed");
+		return;
+	}
+	spin_lock_irqsave(&conn->lock, flags);
+	if (!conn->dead)
+		err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (err) {
+		trs_srv_sess_fail(sess, "receive not posted");
+		return;
+	}
+
+	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
+	    !(wc->wc_flags & IB_WC_WITH_IMM))
+		goto violation;
+	imm = be32_to_cpu(wc->ex.imm_data);
+	idx = trs_imm_slot(imm);
+	if (trs_imm_type(imm) != TRS_IMM_REQ || idx >= sess->queue_depth ||
+	    test_and_set_bit_lock(idx, sess->busy))
+		goto violation;
+
+	slot = &sess->slots[idx];
+	slot->conn = conn;
+	slot->req.conn = conn->idx;
+	err = trs_srv_parse_req(slot, trs_imm_arg(imm), wc->byte_len);
+	if (err) {
+		trs_srv_err_rl(sess, "conn %u: malformed request: imm %#x len %u\n",
+			       conn->idx, imm, wc->byte_len);
+	} else {
+		spin_lock_irqsave(&sess->lock, flags);
+		if (sess->state == TRS_SRV_OPEN) {
+			atomic_inc(&sess->inflight);
+			priv = sess->priv;
+		} else {
+			err = -ENOTCONN;
+		}
+		spin_unlock_irqrestore(&sess->lock, flags);
+	}
+	if (err) {
+		trs_srv_queue_rsp(slot, err, 0);
+		return;
+	}
+	sess->ctx->ops->request(priv, &slot->req);
+	return;
+
+violation:
+	trs_srv_err_rl(sess, "conn %u: protocol violation: opcode %d imm %#x len %u\n",
+		       conn->idx, wc->opcode, be32_to_cpu(wc->ex.imm_data),
+		       wc->byte_len);
+	trs_srv_sess_fail(sess, "protocol violation");
+}
+
+/**
+ * trs_srv_table_done() - completion of the chunk table SEND, or of a
+ *	failed (unsignaled) chunk REG_MR
+ * @cq: connection 0's CQ
+ * @wc: work completion
+ */
+void trs_srv_table_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_srv_sess *sess = container_of(wc->wr_cqe,
+						 struct trs_srv_sess, table_cqe);
+
+	if (trs_wc_failed(wc, "chunk registration or table"))
+		trs_srv_sess_fail(sess, "chunk table failed");
+}
+
+/**
+ * trs_srv_send_chunks() - register every chunk and send the chunk table
+ * @sess: session whose connections are all established
+ *
+ * One chain on connection 0: a REG_MR per chunk, then the SEND of the
+ * table.  The HCA executes them in order, so the client can use the keys
+ * as soon as it has the table.
+ *
+ * Return: 0 or a negative errno.
+ */
+int trs_srv_send_chunks(struct trs_srv_sess *sess)
+{
+	struct trs_srv_conn *conn = sess->conns[0];
+	struct trs_msg_chunks *table = sess->table;
+	struct ib_sge sge = {
+		.addr	= sess->table_dma,
+		.length	= sess->table_len,
+		.lkey	= sess->pd->local_dma_lkey,
+	};
+	struct ib_send_wr send = {
+		.opcode		= IB_WR_SEND,
+		.wr_cqe		= &sess->table_cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.send_flags	= IB_SEND_SIGNALED,
+	};
+	u32 qd = sess->queue_depth, i;
+	struct ib_reg_wr *reg;
+	int err;
+
+	reg = kcalloc(qd, sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return -ENOMEM;
+	table->magic = cpu_to_le16(TRS_MAGIC);
+	table->type = cpu_to_le16(TRS_MSG_CHUNKS);
+	table->count = cpu_to_le16(qd);
+	table->chunk_size = cpu_to_le32(sess->chunk_size);
+	for (i = 0; i < qd; i++) {
+		struct ib_mr *mr = sess->slots[i].mr;
+
+		table->desc[i].addr = cpu_to_le64(mr->iova);
+		table->desc[i].rkey = cpu_to_le32(mr->rkey);
+		reg[i].wr.opcode = IB_WR_REG_MR;
+		reg[i].wr.wr_cqe = &sess->table_cqe;
+		reg[i].wr.next = i + 1 < qd ? &reg[i + 1].wr : &send;
+		reg[i].mr = mr;
+		reg[i].key = mr->rkey;
+		reg[i].access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	}
+	ib_dma_sync_single_for_device(sess->ibdev, sess->table_dma,
+				      sess->table_len, DMA_TO_DEVICE);
+
+	spin_lock_irq(&conn->lock);
+	err = conn->dead ? -ENOTCONN :
+	      ib_post_send(conn->cm_id->qp, &reg[0].wr, NULL);
+	spin_unlock_irq(&conn->lock);
+	kfree(reg);
+	return err;
+}

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport server: session handshake and life cycle.
+ *
+ * The connect request of connection 0 creates the session (PD, chunks and
+ * their MRs) and is accepted with the session's limits; the other
+ * connections attach to it by its uuid.  When all are established, the
+ * open work asks the user (sess_open) and then sends the chunk table on
+ * connection 0, which tells the client the session is usable.  A session
+ * that does not get all its connections within TRS_SRV_SETUP_TIMEOUT of
+ * the last one is closed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_cm.h>
+#include "trs-srv.h"
+
+#define TRS_SRV_SETUP_TIMEOUT	(30 * HZ)
+
+/**
+ * trs_srv_sess_name() - printable name of a session
+ * @sess: session passed to a callback
+ *
+ * Return: "<client address>-<8 hex digits of the session uuid>".
+ */
+const char *trs_srv_sess_name(struct trs_srv_sess *sess)
+{
+	return sess->name;
+}
+EXPORT_SYMBOL_GPL(trs_srv_sess_name);
+
+/**
+ * trs_srv_sess_fail() - close a session
+ * @sess: session
+ * @why: reason, logged the first time
+ *
+ * Queues the close work once.  Any context.
+ */
+void trs_srv_sess_fail(struct trs_srv_sess *sess, const char *why)
+{
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	first = sess->state != TRS_SRV_CLOSING;
+	sess->state = TRS_SRV_CLOSING;
+	spin_unlock_irqrestore(&sess->lock, flags);
+	if (!first)
+		return;
+	trs_srv_info(sess, "closing: %s\n", why);
+	queue_work(trs_srv_wq, &sess->close_work);
+}
+
+static int trs_srv_chunk_init(struct trs_srv_sess *sess,
+			      struct trs_srv_slot *slot)
+{
+	struct ib_device *dev = sess->ibdev;
+	int err = -ENOMEM;
+
+	slot->buf = alloc_pages_exact(sess->chunk_size,
+				      GFP_KERNEL | __GFP_ZERO);
+	if (!slot->buf)
+		return -ENOMEM;
+	sg_init_one(&slot->sg, slot->buf, sess->chunk_size);
+	if (ib_dma_map_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL) != 1)
+		goto free_buf;
+	slot->mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+			       sess->chunk_size / TRS_MR_PAGE);
+	if (IS_ERR(slot->mr)) {
+		err = PTR_ERR(slot->mr);
+		goto unmap;
+	}
+	if (ib_map_mr_sg(slot->mr, &slot->sg, 1, NULL, TRS_MR_PAGE) != 1) {
+		err = -EINVAL;
+		goto dereg_mr;
+	}
+	return 0;
+
+dereg_mr:
+	ib_dereg_mr(slot->mr);
+unmap:
+	ib_dma_unmap_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL);
+free_buf:
+	free_pages_exact(slot->buf, sess->chunk_size);
+	slot->mr = NULL;
+	slot->buf = NULL;
+	return err;
+}
+
+static void trs_srv_chunk_free(struct trs_srv_sess *sess,
+			       struct trs_srv_slot *slot)
+{
+	if (!slot->mr)
+		return;
+	ib_dereg_mr(slot->mr);
+	ib_dma_unmap_sg(sess->ibdev, &slot->sg, 1, DMA_BIDIRECTIONAL);
+	free_pages_exact(slot->buf, sess->chunk_size);
+}
+
+/* PD, chunks, MRs and chunk table buffer; trs_srv_dev_free() undoes it. */
+static int trs_srv_dev_init(struct trs_srv_sess *sess, struct ib_device *dev)
+{
+	u32 qd = sess->queue_depth, i;
+	int err;
+
+	sess->ibdev = dev;
+	sess->pd = ib_alloc_pd(dev, 0);
+	if (IS_ERR(sess->pd)) {
+		err = PTR_ERR(sess->pd);
+		sess->pd = NULL;
+		return err;
+	}
+	sess->table_len = struct_size(sess->table, desc, qd);
+	sess->table = kzalloc(sess->table_len, GFP_KERNEL);
+	if (!sess->table)
+		return -ENOMEM;
+	sess->table_dma = ib_dma_map_single(dev, sess->table, sess->table_len,
+					    DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(dev, sess->table_dma)) {
+		kfree(sess->table);
+		sess->table = NULL;
+		return -ENOMEM;
+	}
+	sess->busy = bitmap_zalloc(qd, GFP_KERNEL);
+	sess->slots = kvcalloc(qd, sizeof(*sess->slots), GFP_KERNEL);
+	if (!sess->busy || !sess->slots)
+		return -ENOMEM;
+
+	for (i = 0; i < qd; i++) {
+		struct trs_srv_slot *slot = &sess->slots[i];
+
+		slot->sess = sess;
+		slot->req.sess = sess;
+		slot->req.slot = i;
+		INIT_LIST_HEAD(&slot->wait_entry);
+		err = trs_srv_chunk_init(sess, slot);
+		if (err)
+			return err;
+		slot->req.data = slot->buf + TRS_HDR_AREA;
+	}
+	return 0;
+}
+
+static void trs_srv_dev_free(struct trs_srv_sess *sess)
+{
+	u32 i;
+
+	if (sess->slots) {
+		for (i = 0; i < sess->queue_depth; i++)
+			trs_srv_chunk_free(sess, &sess->slots[i]);
+		kvfree(sess->slots);
+		sess->slots = NULL;
+	}
+	if (sess->table) {
+		ib_dma_unmap_single(sess->ibdev, sess->table_dma,
+				    sess->table_len, DMA_TO_DEVICE);
+		kfree(sess->table);
+		sess->table = NULL;
+	}
+	bitmap_free(sess->busy);
+	sess->busy = NULL;
+	if (sess->pd) {
+		ib_dealloc_pd(sess->pd);
+		sess->pd = NULL;
+	}
+}
+
+static void trs_srv_sess_free(struct trs_srv_sess *sess)
+{
+	trs_srv_dev_free(sess);
+	kfree(sess->conns);
+	kfree(sess);
+}
+
+static void trs_srv_open_work(struct work_struct *work)
+{
+	struct trs_srv_sess *sess = container_of(work, struct trs_srv_sess,
+						 open_work);
+	void *priv = NULL;
+	bool opened;
+	int err;
+
+	err = sess->ctx->ops->sess_open(sess, &priv);
+	spin_lock_irq(&sess->lock);
+	if (!err) {
+		sess->priv = priv;
+		sess->user_open = true;
+	}
+	opened = !err && sess->state == TRS_SRV_CONNECTING;
+	if (opened)
+		sess->state = TRS_SRV_OPEN;
+	spin_unlock_irq(&sess->lock);
+
+	if (err) {
+		trs_srv_err(sess, "refused by the user: %pe\n", ERR_PTR(err));
+		trs_srv_sess_fail(sess, "refused");
+		return;
+	}
+	if (!opened)
+		return;
+	err = trs_srv_send_chunks(sess);
+	if (err) {
+		trs_srv_err(sess, "cannot send the chunk table: %pe\n",
+			    ERR_PTR(err));
+		trs_srv_sess_fail(sess, "chunk table not sent");
+		return;
+	}
+	trs_srv_info(sess, "open: %u connections, queue depth %u, %u bytes per chunk\n",
+		     sess->conn_cnt, sess->queue_depth, sess->max_io_size);
+}
+
+static void trs_srv_setup_timeout(struct work_struct *work)
+{
+	struct trs_srv_sess *sess = container_of(to_delayed_work(work),
+						 struct trs_srv_sess,
+						 setup_work);
+	bool stuck;
+
+	spin_lock_irq(&sess->lock);
+	stuck = sess->nr_established < sess->conn_cnt;
+	spin_unlock_irq(&sess->lock);
+	if (stuck)
+		trs_srv_sess_fail(sess, "handshake timeout");
+}
+
+static bool trs_srv_conn_established(struct trs_srv_conn *conn)
+{
+	bool established;
+
+	spin_lock_irq(&conn->sess->lock);
+	established = conn->established;
+	spin_unlock_irq(&conn->sess->lock);
+	return established;
+}
+
+/*
+ * Tear a session down: stop all connections, drain them so that no
+ * request can arrive and no reply is pending, wait until the user answered
+ * every request it got, say goodbye to the user, then free everything in
+ * reverse order of creation.  The PD goes before the CM ids so that the
+ * CM's device removal, which waits for our CM ids, also finds it gone.
+ */
+static void trs_srv_close_work(struct work_struct *work)
+{
+	struct trs_srv_sess *sess = container_of(work, struct trs_srv_sess,
+						 close_work);
+	struct trs_srv_conn *conn;
+	u32 i;
+
+	mutex_lock(&trs_srv_mutex);
+	list_del_init(&sess->entry);
+	mutex_unlock(&trs_srv_mutex);
+	cancel_delayed_work_sync(&sess->setup_work);
+	flush_work(&sess->open_work);
+
+	for (i = 0; i < sess->conn_cnt; i++) {
+		conn = sess->conns[i];
+		if (!conn)
+			continue;
+		spin_lock_irq(&conn->lock);
+		conn->dead = true;
+		spin_unlock_irq(&conn->lock);
+		rdma_disconnect(conn->cm_id);
+	}
+	for (i = 0; i < sess->conn_cnt; i++)
+		if (sess->conns[i] && trs_srv_conn_established(sess->conns[i]))
+			ib_drain_qp(sess->conns[i]->cm_id->qp);
+
+	if (!atomic_dec_and_test(&sess->inflight))
+		wait_for_completion(&sess->inflight_done);
+	if (sess->user_open)
+		sess->ctx->ops->sess_close(sess, sess->priv);
+
+	for (i = 0; i < sess->conn_cnt; i++)
+		if (sess->conns[i])
+			trs_qp_destroy(sess->conns[i]->cm_id,
+				       sess->conns[i]->cq);
+	trs_srv_dev_free(sess);
+	for (i = 0; i < sess->conn_cnt; i++) {
+		if (!sess->conns[i])
+			continue;
+		rdma_destroy_id(sess->conns[i]->cm_id);
+		kfree(sess->conns[i]);
+	}
+	trs_srv_info(sess, "closed\n");
+	trs_srv_sess_free(sess);
+}
+
+static struct trs_srv_sess *trs_srv_find(const u8 *uuid)
+{
+	struct trs_srv_sess *sess;
+
+	lockdep_assert_held(&trs_srv_mutex);
+	list_for_each_entry(sess, &trs_srv_sessions, entry)
+		if (!memcmp(&sess->uuid, uuid, sizeof(sess->uuid)))
+			return sess;
+	return NULL;
+}
+
+/* Connection 0: create the session. */
+static struct trs_srv_sess *
+trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
+		    const struct trs_msg_conn_req *req)
+{
+	struct ib_device *dev = cm_id->device;
+	const struct ib_device_attr *attr = &dev->attrs;
+	u32 chunk_size = TRS_HDR_AREA + trs_srv_max_io_size;
+	struct trs_srv_sess *sess;
+	char addr[TRS_ADDR_LEN];
+	u32 qd;
+	int err;
+
+	if (trs_srv_find(req->sess_uuid))
+		return ERR_PTR(-EEXIST);
+	err = trs_dev_check(dev, chunk_size / TRS_MR_PAGE);
+	if (err)
+		return ERR_PTR(err);
+	/* QP and CQ of connection 0: see trs_srv_conn_create() */
+	qd = min3(trs_srv_queue_depth, (u32)le16_to_cpu(req->max_queue_depth),
+		  (u32)max(attr->max_qp_wr - 2, 0) / 2);
+	qd = min(qd, (u32)max(attr->max_cqe - 3, 0) / 3);
+	if (!qd)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return ERR_PTR(-ENOMEM);
+	sess->ctx = ctx;
+	INIT_LIST_HEAD(&sess->entry);
+	memcpy(&sess->uuid, req->sess_uuid, sizeof(sess->uuid));
+	trs_addr_print((struct sockaddr *)&cm_id->route.addr.dst_addr, addr,
+		       sizeof(addr));
+	snprintf(sess->name, sizeof(sess->name), "%s-%4phN", addr,
+		 sess->uuid.b);
+	sess->conn_cnt = le16_to_cpu(req->conn_cnt);
+	sess->queue_depth = qd;
+	sess->max_io_size = trs_srv_max_io_size;
+	sess->chunk_size = chunk_size;
+	spin_lock_init(&sess->lock);
+	sess->state = TRS_SRV_CONNECTING;
+	atomic_set(&sess->inflight, 1);
+	init_completion(&sess->inflight_done);
+	INIT_WORK(&sess->open_work, trs_srv_open_work);
+	INIT_WORK(&sess->close_work, trs_srv_close_work);
+	INIT_DELAYED_WORK(&sess->setup_work, trs_srv_setup_timeout);
+	sess->rsp = (struct trs_msg_conn_rsp) {
+		.magic		= cpu_to_le16(TRS_MAGIC),
+		.ver_major	= TRS_PROTO_VER_MAJOR,
+		.ver_minor	= TRS_PROTO_VER_MINOR,
+		.caps		= req->caps & cpu_to_le32(TRS_CAPS_KNOWN),
+		.queue_depth	= cpu_to_le16(qd),
+		.max_segments	= cpu_to_le16(TRS_MR_PAGES(sess->max_io_size)),
+		.max_io_size	= cpu_to_le32(sess->max_io_size),
+	};
+	sess->table_cqe.done = trs_srv_table_done;
+
+	sess->conns = kcalloc(sess->conn_cnt, sizeof(*sess->conns),
+			      GFP_KERNEL);
+	err = sess->conns ? trs_srv_dev_init(sess, dev) : -ENOMEM;
+	if (err) {
+		trs_srv_sess_free(sess);
+		return ERR_PTR(err);
+	}
+	return sess;
+}
+
+/* Connection 1..n: find the session it belongs to. */
+static struct trs_srv_sess *
+trs_srv_sess_attach(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
+		    const struct trs_msg_conn_req *req)
+{
+	struct trs_srv_sess *sess = trs_srv_find(req->sess_uuid);
+	bool connecting;
+
+	if (!sess || sess->ctx != ctx)
+		return ERR_PTR(-ENOENT);
+	if (le16_to_cpu(req->conn_cnt) != sess->conn_cnt ||
+	    cm_id->device != sess->ibdev)
+		return ERR_PTR(-EINVAL);
+	if (sess->conns[le16_to_cpu(req->conn_idx)])
+		return ERR_PTR(-EEXIST);
+	spin_lock_irq(&sess->lock);
+	connecting = sess->state == TRS_SRV_CONNECTING;
+	spin_unlock_irq(&sess->lock);
+	return connecting ? sess : ERR_PTR(-EBUSY);
+}
+
+static struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_sess *sess,
+						struct rdma_cm_id *cm_id,
+						u32 idx)
+{
+	u32 qd = sess->queue_depth;
+	struct trs_qp_attr attr = {
+		/*
+		 * Replies need a credit each, and there are qd credits.
+		 * Connection 0 also posts one REG_MR per chunk and the chunk
+		 * table SEND, once.  Plus the drain WR.  The receive queue
+		 * holds qd receives: a receive is reposted as soon as its
+		 * request arrives, and the client has at most qd requests in
+		 * flight.  Plus the drain WR.
+		 */
+		.send_wr	= qd + 1 + (idx ? 0 : qd + 1),
+		.recv_wr	= qd + 1,
+		.send_sge	= 1,
+		.poll_ctx	= IB_POLL_WORKQUEUE,
+	};
+	struct trs_srv_conn *conn;
+	int err;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return ERR_PTR(-ENOMEM);
+	conn->kind = TRS_SRV_CM_CONN;
+	conn->sess = sess;
+	conn->idx = idx;
+	conn->cm_id = cm_id;
+	conn->recv_cqe.done = trs_srv_recv_done;
+	conn->rsp_cqe.done = trs_srv_rsp_done;
+	spin_lock_init(&conn->lock);
+	conn->credits = qd;
+	INIT_LIST_HEAD(&conn->rsp_wait);
+
+	err = trs_qp_create(cm_id, sess->pd, conn, idx, &attr, &conn->cq);
+	if (err)
+		goto free_conn;
+	err = trs_post_recvs(cm_id->qp, &conn->recv_cqe, qd);
+	if (err)
+		goto destroy_qp;
+	return conn;
+
+destroy_qp:
+	trs_qp_destroy(cm_id, conn->cq);
+free_conn:
+	kfree(conn);
+	return ERR_PTR(err);
+}
+
+static int trs_srv_check_req(const struct trs_msg_conn_req *req, u8 len)
+{
+	u16 cnt, idx;
+
+	if (!req || len < sizeof(*req) || le16_to_cpu(req->magic) != TRS_MAGIC)
+		return -EINVAL;
+	if (req->ver_major != TRS_PROTO_VER_MAJOR)
+		return -EPROTONOSUPPORT;
+	cnt = le16_to_cpu(req->conn_cnt);
+	idx = le16_to_cpu(req->conn_idx);
+	if (req->reserved0 || !trs_is_zero(req->reserved, sizeof(req->reserved)) ||
+	    !cnt || cnt > TRS_MAX_CONNS || idx >= cnt || !req->max_queue_depth)
+		return -EINVAL;
+	return 0;
+}
+
+static void trs_srv_reject(struct rdma_cm_id *cm_id, int err)
+{
+	struct trs_msg_conn_rsp rsp = {
+		.magic		= cpu_to_le16(TRS_MAGIC),
+		.ver_major	= TRS_PROTO_VER_MAJOR,
+		.ver_minor	= TRS_PROTO_VER_MINOR,
+		.status		= cpu_to_le16(-err),
+	};
+	char addr[TRS_ADDR_LEN];
+
+	trs_addr_print((struct sockaddr *)&cm_id->route.addr.dst_addr, addr,
+		       sizeof(addr));
+	pr_info_ratelimited("rejecting a connection from %s: %pe\n", addr,
+			    ERR_PTR(err));
+	rdma_reject(cm_id, &rsp, sizeof(rsp), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/**
+ * trs_srv_connect() - handle a connect request
+ * @ctx: listener it arrived on
+ * @cm_id: new CM id of the connection
+ * @ev: RDMA_CM_EVENT_CONNECT_REQUEST
+ *
+ * Accepts the connection with the session's limits, or rejects it with a
+ * struct trs_msg_conn_rsp carrying the reason.
+ *
+ * Return: 0, or a negative errno that makes the CM destroy @cm_id.
+ */
+int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
+		    struct rdma_cm_event *ev)
+{
+	const struct trs_msg_conn_req *req = ev->param.conn.private_data;
+	struct rdma_conn_param param = {};
+	struct trs_srv_sess *sess;
+	struct trs_srv_conn *conn;
+	u32 idx;
+	int err;
+
+	err = trs_srv_check_req(req, ev->param.conn.private_data_len);
+	if (err)
+		goto reject;
+	idx = le16_to_cpu(req->conn_idx);
+
+	mutex_lock(&trs_srv_mutex);
+	if (idx)
+		sess = trs_srv_sess_attach(ctx, cm_id, req);
+	else
+		sess = trs_srv_sess_create(ctx, cm_id, req);
+	if (IS_ERR(sess)) {
+		err = PTR_ERR(sess);
+		goto unlock;
+	}
+	conn = trs_srv_conn_create(sess, cm_id, idx);
+	if (IS_ERR(conn)) {
+		err = PTR_ERR(conn);
+		goto free_sess;
+	}
+
+	cm_id->context = &conn->kind;
+	param.private_data = &sess->rsp;
+	param.private_data_len = sizeof(sess->rsp);
+	param.flow_control = 1;
+	param.rnr_retry_count = 7;
+	err = rdma_accept(cm_id, &param);
+	if (err) {
+		/* rdma_accept() rejected it already */
+		trs_qp_destroy(cm_id, conn->cq);
+		kfree(conn);
+		if (!idx)
+			trs_srv_sess_free(sess);
+		mutex_unlock(&trs_srv_mutex);
+		return err;
+	}
+
+	sess->conns[idx] = conn;
+	if (!idx)
+		list_add_tail(&sess->entry, &trs_srv_sessions);
+	mod_delayed_work(trs_srv_wq, &sess->setup_work, TRS_SRV_SETUP_TIMEOUT);
+	mutex_unlock(&trs_srv_mutex);
+	return 0;
+
+free_sess:
+	if (!idx)
+		trs_srv_sess_free(sess);
+unlock:
+	mutex_unlock(&trs_srv_mutex);
+reject:
+	trs_srv_reject(cm_id, err);
+	return err;
+}
+
+/**
+ * trs_srv_established() - a connection is established
+ * @conn: the connection
+ *
+ * The last one of its session starts the open work.
+ */
+void trs_srv_established(struct trs_srv_conn *conn)
+{
+	struct trs_srv_sess *sess = conn->sess;
+
+	spin_lock_irq(&sess->lock);
+	if (!conn->established) {
+		conn->established = true;
+		sess->nr_established++;
+	}
+	/* under the lock: the close work flushes it once CLOSING */
+	if (sess->state == TRS_SRV_CONNECTING &&
+	    sess->nr_established == sess->conn_cnt)
+		queue_work(trs_srv_wq, &sess->open_work);
+	spin_unlock_irq(&sess->lock);
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport server: listeners, the CM handler and the module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include "trs-srv.h"
+
+#define TRS_SRV_BACKLOG		64
+
+unsigned int trs_srv_queue_depth = 128;
+module_param_named(sess_queue_depth, trs_srv_queue_depth, uint, 0444);
+MODULE_PARM_DESC(sess_queue_depth,
+		 "Chunks (request slots) per session, 1..4096; a client may ask for fewer (default 128)");
+
+unsigned int trs_srv_max_io_size = SZ_128K;
+module_param_named(max_io_size, trs_srv_max_io_size, uint, 0444);
+MODULE_PARM_DESC(max_io_size,
+		 "Data bytes per chunk: a multiple of 4096, at most 1048576 (default 131072)");
+
+struct workqueue_struct *trs_srv_wq;
+
+/* guards trs_srv_sessions and the conns[] of every session */
+DEFINE_MUTEX(trs_srv_mutex);
+LIST_HEAD(trs_srv_sessions);
+
+/*
+ * CM events.  Connect requests go to trs_srv_connect(); any error or
+ * disconnect of a connection closes its whole session.  Returns non-zero
+ * only from a failed connect request, so that the CM destroys the new id;
+ * every other id is destroyed by its owner from a workqueue, also on
+ * RDMA_CM_EVENT_DEVICE_REMOVAL.  The wildcard listener is bound to no
+ * device and gets no events of its own.
+ */
+static int trs_srv_cm_handler(struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev)
+{
+	enum trs_srv_cm_kind *kind = cm_id->context;
+	struct trs_srv_conn *conn;
+
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return trs_srv_connect(container_of(kind, struct trs_srv_ctx,
+						    kind), cm_id, ev);
+	if (*kind != TRS_SRV_CM_CONN)
+		return 0;
+	conn = container_of(kind, struct trs_srv_conn, kind);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		trs_srv_established(conn);
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		trs_srv_sess_fail(conn->sess, rdma_event_msg(ev->event));
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int trs_srv_listen(struct trs_srv_ctx *ctx, sa_family_t family,
+			  u16 port)
+{
+	struct sockaddr_storage addr = { .ss_family = family };
+	struct rdma_cm_id *cm_id;
+	int err = 0;
+
+	cm_id = rdma_create_id(&init_net, trs_srv_cm_handler, ctx, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	if (family == AF_INET6) {
+		((struct sockaddr_in6 *)&addr)->sin6_port = htons(port);
+		/* accept IPv4 too */
+		err = rdma_set_afonly(cm_id, 0);
+	} else {
+		((struct sockaddr_in *)&addr)->sin_port = htons(port);
+	}
+	if (!err)
+		err = rdma_bind_addr(cm_id, (struct sockaddr *)&addr);
+	if (!err)
+		err = rdma_listen(cm_id, TRS_SRV_BACKLOG);
+	if (err) {
+		rdma_destroy_id(cm_id);
+		return err;
+	}
+	ctx->listen_id = cm_id;
+	return 0;
+}
+
+/**
+ * trs_srv_open() - start accepting sessions
+ * @ops: user callbacks; must stay valid until trs_srv_close()
+ * @port: port to listen on, 0 for TRS_DEFAULT_PORT
+ *
+ * Listens on every address, IPv6 and IPv4 (IPv4 only if IPv6 is
+ * unavailable), of every RDMA device, present or future.  Process context.
+ *
+ * Return: the context, or ERR_PTR() (-EINVAL bad @ops, -EADDRINUSE, ...).
+ */
+struct trs_srv_ctx *trs_srv_open(const struct trs_srv_ops *ops, u16 port)
+{
+	struct trs_srv_ctx *ctx;
+	int err;
+
+	if (!ops || !ops->sess_open || !ops->sess_close || !ops->request)
+		return ERR_PTR(-EINVAL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return ERR_PTR(-ENOMEM);
+	ctx->kind = TRS_SRV_CM_LISTENER;
+	ctx->ops = ops;
+	port = port ?: TRS_DEFAULT_PORT;
+
+	err = trs_srv_listen(ctx, AF_INET6, port);
+	if (err)
+		err = trs_srv_listen(ctx, AF_INET, port);
+	if (err) {
+		pr_err("cannot listen on port %u: %pe\n", port, ERR_PTR(err));
+		kfree(ctx);
+		return ERR_PTR(err);
+	}
+	pr_info("listening on port %u (%s)\n", port,
+		ctx->listen_id->route.addr.src_addr.ss_family == AF_INET6 ?
+		"IPv6 and IPv4" : "IPv4");
+	return ctx;
+}
+EXPORT_SYMBOL_GPL(trs_srv_open);
+
+/**
+ * trs_srv_close() - stop listening and close every session
+ * @ctx: from trs_srv_open()
+ *
+ * Disconnects every session of @ctx, waits until the user answered all of
+ * their requests and got sess_close() for each opened one.  Process
+ * context, sleeps.
+ */
+void trs_srv_close(struct trs_srv_ctx *ctx)
+{
+	struct trs_srv_sess *sess;
+
+	/* also waits for connect requests being handled */
+	rdma_destroy_id(ctx->listen_id);
+
+	mutex_lock(&trs_srv_mutex);
+	list_for_each_entry(sess, &trs_srv_sessions, entry)
+		if (sess->ctx == ctx)
+			trs_srv_sess_fail(sess, "server shutdown");
+	mutex_unlock(&trs_srv_mutex);
+	flush_workqueue(trs_srv_wq);
+	kfree(ctx);
+}
+EXPORT_SYMBOL_GPL(trs_srv_close);
+
+/* The device goes away: close its sessions and wait until they are gone. */
+static void trs_srv_remove_one(struct ib_device *dev, void *client_data)
+{
+	struct trs_srv_sess *sess;
+
+	mutex_lock(&trs_srv_mutex);
+	list_for_each_entry(sess, &trs_srv_sessions, entry)
+		if (sess->ibdev == dev)
+			trs_srv_sess_fail(sess, "RDMA device removal");
+	mutex_unlock(&trs_srv_mutex);
+	flush_workqueue(trs_srv_wq);
+}
+
+static struct ib_client trs_srv_ib_client = {
+	.name	= "rnbd_trs_server",
+	.remove	= trs_srv_remove_one,
+};
+
+static int __init trs_srv_init(void)
+{
+	int err;
+
+	if (!trs_srv_queue_depth || trs_srv_queue_depth > TRS_MAX_QUEUE_DEPTH) {
+		pr_err("sess_queue_depth must be 1..%u\n", TRS_MAX_QUEUE_DEPTH);
+		return -EINVAL;
+	}
+	if (!trs_srv_max_io_size || trs_srv_max_io_size % TRS_MR_PAGE ||
+	    trs_srv_max_io_size > TRS_MAX_IO_SIZE) {
+		pr_err("max_io_size must be a multiple of %u, at most %u\n",
+		       TRS_MR_PAGE, TRS_MAX_IO_SIZE);
+		return -EINVAL;
+	}
+	trs_srv_wq = alloc_workqueue("trs_srv", WQ_MEM_RECLAIM, 0);
+	if (!trs_srv_wq)
+		return -ENOMEM;
+	err = ib_register_client(&trs_srv_ib_client);
+	if (err)
+		destroy_workqueue(trs_srv_wq);
+	return err;
+}
+
+static void __exit trs_srv_exit(void)
+{
+	ib_unregister_client(&trs_srv_ib_client);
+	destroy_workqueue(trs_srv_wq);
+}
+
+module_init(trs_srv_init);
+module_exit(trs_srv_exit);
+
+MODULE_DESCRIPTION("RNBD RDMA transport: server");
+MODULE_LICENSE("GPL");
