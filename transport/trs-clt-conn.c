@@ -52,7 +52,15 @@ static bool trs_clt_step_over(struct trs_clt_conn *conn, int *err)
 
 	spin_lock_irq(&sess->state_lock);
 	over = conn->cm_done || sess->setup_err;
-	*err = sess->setup_err ?: conn->cm_err;
+	/*
+	 * The step's own CM result (a reject says why) wins over the
+	 * generic session failure a later CM event of the same attempt
+	 * records.
+	 */
+	if (conn->cm_done && conn->cm_err)
+		*err = conn->cm_err;
+	else
+		*err = sess->setup_err ?: conn->cm_err;
 	spin_unlock_irq(&sess->state_lock);
 	return over;
 }
