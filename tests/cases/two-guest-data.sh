@@ -33,7 +33,7 @@ done
 dev=$(MAP_ADDR=10.10.0.1 map_dev remote /dev/vda)
 expect_eq "remote size" "$(cat /sys/block/$dev/size)" $((256 * 2048))
 fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
-	--bsrange=4k-124k --iodepth=32 --size=128M --verify=crc32c --verify_fatal=1 \
+	--bsrange=4k-124k --iodepth=32 --size=32M --verify=crc32c --verify_fatal=1 \
 	--verify_state_save=0 --numjobs=2 --offset_increment=64M \
 	--cpus_allowed=0,1 --cpus_allowed_policy=split >/tmp/fio.out 2>&1 ||
 	{ cat /tmp/fio.out; die "fio verify"; }
