@@ -191,8 +191,9 @@ static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 	default:
 		return -EINVAL;
 	}
-	slot->req.usr_hdr = hdr + sizeof(req);
 	slot->req.usr_len = hdr_len - sizeof(req);
+	memcpy(slot->usr_hdr, hdr + sizeof(req), slot->req.usr_len);
+	slot->req.usr_hdr = slot->usr_hdr;
 	slot->req.data_len = data_len;
 	return 0;
 }

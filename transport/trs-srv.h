@@ -87,6 +87,8 @@ struct trs_srv_conn {
  * @rsp_imm: immediate data of the reply
  * @rsp_len: data bytes of the reply
  * @wait_entry: on conn->rsp_wait
+ * @usr_hdr: private copy of the user header: the client owns the chunk and
+ *	could rewrite it while the user parses it
  *
  * A slot is busy (bit in sess->busy) from the arrival of its request until
  * its reply is posted: the client can send the next request on the slot
@@ -105,6 +107,7 @@ struct trs_srv_slot {
 	u32			rsp_imm;
 	u32			rsp_len;
 	struct list_head	wait_entry;
+	u8			usr_hdr[TRS_MAX_USR_HDR];
 };
 
 enum trs_srv_state {

@@ -8,7 +8,7 @@
  * immediate data of requests and replies.  All multi-byte fields are little
  * endian, except the immediate, which travels in network byte order as the
  * verbs API requires.  Every reserved field must be zero on send and is
- * checked on receive.  Documentation/protocol.rst describes the exchanges.
+ * checked on receive.  Documentation/transport-protocol.rst describes the exchanges.
  */
 #ifndef RNBD_TRS_PROTO_H
 #define RNBD_TRS_PROTO_H

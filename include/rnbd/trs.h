@@ -116,7 +116,7 @@ struct trs_srv_sess;
  * @dir: DMA_TO_DEVICE (write: @data holds @data_len bytes from the
  *	client), DMA_FROM_DEVICE (read: put up to @data_len bytes at @data)
  *	or DMA_NONE
- * @usr_hdr: user header inside the chunk, already length-checked
+ * @usr_hdr: private copy of the user header, already length-checked
  * @usr_len: its length, 1..TRS_MAX_USR_HDR
  * @data: the chunk's data area (physically contiguous, page aligned,
  *	max_io_size bytes)
