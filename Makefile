@@ -6,6 +6,7 @@
 #   make lint       checkpatch --strict and sparse (C=2); fails on any finding
 #   make check      static checks plus every test case in the QEMU guest
 #   make demo       boot a guest and show a remote disk end to end
+#   make bench      rnbd against local null_blk and NVMe-oF RDMA (REPEAT=N)
 
 # The guest kernel: what Debian's linux-image-amd64 installed, never
 # `uname -r` (the host kernel is not the guest's).
@@ -19,7 +20,7 @@ endif
 # W=1 stays on for every build: the tree must be warning-free under it.
 W ?= 1
 
-.PHONY: all modules clean lint check demo setup
+.PHONY: all modules clean lint check demo bench setup
 
 all: modules
 
@@ -44,3 +45,6 @@ check: setup
 demo: setup
 	scripts/demo
 
+
+bench: setup
+	scripts/bench/run $(if $(REPEAT),--repeat $(REPEAT))

@@ -257,8 +257,11 @@ static void rnbd_clt_set_limits(struct rnbd_clt_dev *dev, struct request_queue *
 
 	blk_queue_logical_block_size(q, le16_to_cpu(rsp->logical_block_size));
 	blk_queue_physical_block_size(q, le16_to_cpu(rsp->physical_block_size));
-	blk_queue_max_hw_sectors(q, min(le32_to_cpu(rsp->max_hw_sectors),
-					attrs->max_io_size >> SECTOR_SHIFT));
+	/*
+	 * One request is one RDMA message however small the server's device
+	 * limits are: its block layer splits the bio there, for free.
+	 */
+	blk_queue_max_hw_sectors(q, attrs->max_io_size >> SECTOR_SHIFT);
 	blk_queue_max_segments(q, min_t(u32, attrs->max_segments, USHRT_MAX));
 	blk_queue_virt_boundary(q, SZ_4K - 1);
 	blk_queue_write_cache(q, rsp->cache_flags & RNBD_CACHE_WRITEBACK,

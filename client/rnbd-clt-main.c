@@ -231,7 +231,13 @@ static int rnbd_clt_sess_alloc_tags(struct rnbd_clt_sess *sess)
 	set->numa_node = NUMA_NO_NODE;
 	set->cmd_size = struct_size((struct rnbd_clt_iu *)NULL, first_sgl,
 				    RNBD_CLT_INLINE_SG_CNT);
-	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED;
+	/*
+	 * The tags are shared by the hardware queues, which would give the
+	 * disks mq-deadline; the far end has its own scheduler, so none by
+	 * default, like NVMe.
+	 */
+	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED |
+		     BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	set->driver_data = sess;
 	err = blk_mq_alloc_tag_set(set);
 	if (err)

@@ -260,9 +260,9 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 	struct trs_qp_attr attr = {
 		/*
 		 * A request puts at most REG_MR, RDMA_WRITE_WITH_IMM and
-		 * LOCAL_INV in the send queue, and done() runs only after the
-		 * signaled WRITE and LOCAL_INV completed, which retires all
-		 * three before the slot can be reused.  At most @qd requests
+		 * LOCAL_INV in the send queue, and done() runs only after its
+		 * last WR (WRITE or LOCAL_INV) completed signaled, which
+		 * retires all three before the slot can be reused.  At most @qd requests
 		 * (one per slot) are on one connection: 3 * qd, plus the drain
 		 * WR.  Each reply consumes a receive: qd, plus the chunk table
 		 * on connection 0, plus the drain WR.

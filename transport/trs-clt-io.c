@@ -7,10 +7,12 @@
  * preceded by a REG_MR of the slot's MR when the data needs one (reads
  * always, writes with more segments than send SGEs).  The server answers
  * with an RDMA_WRITE_WITH_IMM carrying slot and status in the immediate.
- * done() runs once the reply arrived, the request's own WRITE completed
- * and, if the MR was registered, a LOCAL_INV of it completed: from then on
- * neither the server nor the HCA touches the request's memory, and all of
- * its send WRs are retired (see trs_clt_conn_create_qp()).
+ * done() runs once the reply arrived and the request's last send WR
+ * completed: its WRITE, or with an MR the LOCAL_INV posted after the reply
+ * (the WRITE is unsignaled then: completions come in send queue order, so
+ * the LOCAL_INV's completes it too).  From then on neither the server nor
+ * the HCA touches the request's memory, and all of its send WRs are
+ * retired (see trs_clt_conn_create_qp()).
  *
  * Slot progress (slot->flags) is guarded by the lock of the connection the
  * request was posted on; its completions arrive on that connection's CQ.
@@ -309,7 +311,12 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	}
 	slot->io = io;
 	slot->conn = conn;
-	slot->flags = reg.mr ? TRS_SLOT_MR : 0;
+	slot->flags = 0;
+	if (reg.mr) {
+		/* the LOCAL_INV's completion will stand for the WRITE's */
+		wr.wr.send_flags = 0;
+		slot->flags = TRS_SLOT_MR | TRS_SLOT_SENT;
+	}
 	slot->status = 0;
 	err = ib_post_send(conn->cm_id->qp, first, &bad_wr);
 	if (err && bad_wr == first) {

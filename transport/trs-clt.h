@@ -83,7 +83,7 @@ struct trs_clt_conn {
 };
 
 /* slot->flags: progress of the request in flight */
-#define TRS_SLOT_SENT		BIT(0)	/* its WRITE_WITH_IMM completed */
+#define TRS_SLOT_SENT		BIT(0)	/* WRITE_WITH_IMM done, or unsignaled */
 #define TRS_SLOT_REPLIED	BIT(1)	/* the server's reply arrived */
 #define TRS_SLOT_MR		BIT(2)	/* the slot's MR is registered */
 #define TRS_SLOT_INV		BIT(3)	/* LOCAL_INV of the MR posted */

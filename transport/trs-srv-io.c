@@ -16,11 +16,22 @@
 #include <linux/slab.h>
 #include "trs-srv.h"
 
+/*
+ * Only every TRS_SRV_SIGNAL_EVERY-th reply is signaled, and every reply
+ * while credits are low: the completion of a signaled reply retires the
+ * unsignaled ones before it (send queue order).  When the credits run out
+ * the last reply posted was signaled, so a completion always comes to
+ * return them.
+ */
+#define TRS_SRV_SIGNAL_EVERY	16
+
 /* Post the reply of @slot; conn->lock held, a credit taken. */
 static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 			    struct trs_srv_slot *slot)
 {
 	struct trs_srv_sess *sess = conn->sess;
+	bool signal = conn->unsignaled + 1 >= TRS_SRV_SIGNAL_EVERY ||
+		      conn->credits < TRS_SRV_SIGNAL_EVERY;
 	struct ib_sge sge = {
 		.addr	= sg_dma_address(&slot->sg) + TRS_HDR_AREA,
 		.length	= slot->rsp_len,
@@ -32,12 +43,13 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 			.wr_cqe		= &conn->rsp_cqe,
 			.sg_list	= &sge,
 			.num_sge	= slot->rsp_len ? 1 : 0,
-			.send_flags	= IB_SEND_SIGNALED,
+			.send_flags	= signal ? IB_SEND_SIGNALED : 0,
 			.ex.imm_data	= cpu_to_be32(slot->rsp_imm),
 		},
 		.remote_addr	= slot->rsp_len ? slot->raddr : 0,
 		.rkey		= slot->rsp_len ? slot->rkey : 0,
 	};
+	int err;
 
 	/*
 	 * The client reuses the slot only after it got this reply, and by
@@ -45,7 +57,17 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 	 * that its next request never finds it busy.
 	 */
 	clear_bit_unlock(slot->req.slot, sess->busy);
-	return ib_post_send(conn->cm_id->qp, &wr.wr, NULL);
+	err = ib_post_send(conn->cm_id->qp, &wr.wr, NULL);
+	if (err)
+		return err;
+	if (!signal) {
+		conn->unsignaled++;
+		return 0;
+	}
+	conn->sig_covers[conn->sig_tail] = conn->unsignaled + 1;
+	conn->sig_tail = (conn->sig_tail + 1) % sess->queue_depth;
+	conn->unsignaled = 0;
+	return 0;
 }
 
 /* Answer the request on @slot: post now, or when the SQ has room. */
@@ -85,23 +107,29 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 }
 
 /**
- * trs_srv_rsp_done() - a reply completed: its credit returns
+ * trs_srv_rsp_done() - a signaled reply completed: its credit and those of
+ *	the unsignaled replies before it return
  * @cq: the connection's CQ
- * @wc: work completion
+ * @wc: work completion (of any reply if it failed)
  */
 void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_srv_conn *conn = cq->cq_context;
+	struct trs_srv_sess *sess = conn->sess;
 	struct trs_srv_slot *slot;
 	unsigned long flags;
 	int err = 0;
 
-	if (trs_wc_failed(wc, "reply"))
-		trs_srv_sess_fail(conn->sess, "reply failed");
+	if (trs_wc_failed(wc, "reply")) {
+		trs_srv_sess_fail(sess, "reply failed");
+		return;
+	}
 
 	spin_lock_irqsave(&conn->lock, flags);
-	conn->credits++;
-	if (!conn->dead && !list_empty(&conn->rsp_wait)) {
+	conn->credits += conn->sig_covers[conn->sig_head];
+	conn->sig_head = (conn->sig_head + 1) % sess->queue_depth;
+	while (!err && !conn->dead && conn->credits &&
+	       !list_empty(&conn->rsp_wait)) {
 		slot = list_first_entry(&conn->rsp_wait, struct trs_srv_slot,
 					wait_entry);
 		list_del_init(&slot->wait_entry);
@@ -112,7 +140,7 @@ void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (err)
-		trs_srv_sess_fail(conn->sess, "reply not posted");
+		trs_srv_sess_fail(sess, "reply not posted");
 }
 
 /**

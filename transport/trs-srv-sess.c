@@ -209,7 +209,7 @@ static void trs_srv_open_work(struct work_struct *work)
 		return;
 	}
 	trs_srv_info(sess, "open: %u connections, queue depth %u, %u bytes per chunk\n",
-		     sess->conn_cnt, sess->queue_depth, sess->max_io_size);
+		     sess->conn_cnt, sess->queue_depth, sess->chunk_size);
 }
 
 static void trs_srv_setup_timeout(struct work_struct *work)
@@ -410,7 +410,7 @@ static struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_sess *sess,
 	struct trs_srv_conn *conn;
 	int err;
 
-	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	conn = kzalloc(struct_size(conn, sig_covers, qd), GFP_KERNEL);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
 	conn->kind = TRS_SRV_CM_CONN;

@@ -54,10 +54,16 @@ struct trs_srv_ctx {
  * @cq: completion queue, polled from a workqueue
  * @recv_cqe: completion of the zero-length receives taking requests
  * @rsp_cqe: completion of replies
- * @lock: guards @dead, @credits, @rsp_wait and every post to the QP
+ * @lock: guards @dead, @credits, @rsp_wait, @unsignaled, @sig_head,
+ *	@sig_tail, @sig_covers and every post to the QP
  * @dead: teardown started; nothing may be posted any more
  * @credits: replies the send queue can still take
  * @rsp_wait: slots whose reply waits for a credit
+ * @unsignaled: replies posted unsignaled since the last signaled one
+ * @sig_head: oldest signaled reply not completed yet, in @sig_covers
+ * @sig_tail: where the next signaled reply goes in @sig_covers
+ * @sig_covers: ring of the signaled replies in flight (at most one per
+ *	credit): how many replies the completion of each retires
  */
 struct trs_srv_conn {
 	enum trs_srv_cm_kind	kind;
@@ -72,6 +78,10 @@ struct trs_srv_conn {
 	bool			dead;
 	u32			credits;
 	struct list_head	rsp_wait;
+	u32			unsignaled;
+	u32			sig_head;
+	u32			sig_tail;
+	u8			sig_covers[];
 };
 
 /**

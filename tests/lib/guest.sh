@@ -204,3 +204,63 @@ conn_stat() {
 sha_dev() {
 	dd if="$1" bs=1M count=$(($2 / 1048576)) iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1
 }
+
+# ---- RDMA packets of the rxe device ---------------------------------------
+
+RXE_CNT=/sys/class/infiniband/$RXE_DEV/ports/1/hw_counters
+RXE_OPC_EVENT=
+
+# rxe_active_mtu: the RDMA path MTU of the rxe port (1024 on a 1500 netdev).
+rxe_active_mtu() {
+	modprobe ib_uverbs || return 1
+	ibv_devinfo -d "$RXE_DEV" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'
+}
+
+rxe_sent_pkts() {
+	cat "$RXE_CNT/sent_pkts"
+}
+
+# rxe_opcode_probe: a kprobe on rxe_xmit_packet() that records the BTH
+# opcode of every packet the rxe device sends (with rxe loopback it also
+# receives each of them).  The offset of rxe_pkt_info.opcode is read from
+# the module's BTF.  Fails if that cannot be done.
+rxe_opcode_probe() {
+	tr=/sys/kernel/tracing
+	grep -q " $tr " /proc/mounts || mount -t tracefs nodev "$tr" || return 1
+	off=$(bpftool btf dump file /sys/kernel/btf/rdma_rxe 2>/dev/null | awk '
+		/STRUCT .rxe_pkt_info. / { in_s = 1; next }
+		in_s && /^\[/ { exit }
+		in_s && /.opcode. type_id=/ { sub(/.*bits_offset=/, ""); print $1 / 8; exit }')
+	[ -n "$off" ] || { echo "no BTF offset of rxe_pkt_info.opcode" >&2; return 1; }
+	# rxe_xmit_packet(qp, pkt, skb): pkt is the second argument
+	grep -q '^p:rnbdpkt/xmit ' "$tr/kprobe_events" ||
+		echo "p:rnbdpkt/xmit rdma_rxe:rxe_xmit_packet op=+$off(%si):u8" \
+			>>"$tr/kprobe_events" || return 1
+	RXE_OPC_EVENT=$tr/events/rnbdpkt/xmit
+}
+
+rxe_opcode_hist_start() {
+	echo 'hist:keys=op:vals=hitcount:sort=op' >"$RXE_OPC_EVENT/trigger"
+}
+
+# rxe_opcode_hist_stop FILE: save the histogram ("{ op: N } hitcount: M").
+rxe_opcode_hist_stop() {
+	cat "$RXE_OPC_EVENT/hist" >"$1"
+	echo '!hist:keys=op:vals=hitcount:sort=op' >"$RXE_OPC_EVENT/trigger"
+}
+
+# rxe_opcode_probe_remove: undo rxe_opcode_probe (before rdma_rxe goes).
+rxe_opcode_probe_remove() {
+	RXE_OPC_EVENT=
+	grep -qs '^p:rnbdpkt/xmit ' /sys/kernel/tracing/kprobe_events || return 0
+	echo '-:rnbdpkt/xmit' >>/sys/kernel/tracing/kprobe_events
+}
+
+# rxe_opcode_count FILE OPCODE...: packets of these opcodes in a histogram.
+rxe_opcode_count() {
+	f=$1
+	shift
+	for op in "$@"; do
+		sed -n "s/^{ op: *$op } hitcount: *\([0-9]*\).*/\1/p" "$f"
+	done | awk '{ s += $1 } END { print s + 0 }'
+}

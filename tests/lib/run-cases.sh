@@ -24,6 +24,7 @@ post_case_cleanup() {
 	done
 	# rnbd first (its unload must work), then whatever else the case used.
 	(unload_rnbd) || return 1
+	rxe_opcode_probe_remove
 	nullb_destroy_all
 	losetup -D 2>/dev/null
 	if rdma link show "$RXE_DEV" >/dev/null 2>&1; then

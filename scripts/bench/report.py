@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Turn the raw results of scripts/bench/guest.sh into a table and JSON.
+
+usage: report.py OUT_DIR JSON_FILE
+
+OUT_DIR holds fio/<repeat>/<row>.<target>.json, wire/<target>.<kind>[.hist],
+raw/*.txt (perftest), env and mem.  Prints the table and the bar of the
+benchmark issue; writes everything to JSON_FILE.
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+TARGETS = ("local", "rnbd", "nvme")
+
+# InfiniBand RC opcodes (BTH), as rxe sends them.
+OPCODES = {
+    0x00: "SEND_FIRST", 0x01: "SEND_MIDDLE", 0x02: "SEND_LAST",
+    0x03: "SEND_LAST_IMM", 0x04: "SEND_ONLY", 0x05: "SEND_ONLY_IMM",
+    0x06: "WRITE_FIRST", 0x07: "WRITE_MIDDLE", 0x08: "WRITE_LAST",
+    0x09: "WRITE_LAST_IMM", 0x0a: "WRITE_ONLY", 0x0b: "WRITE_ONLY_IMM",
+    0x0c: "READ_REQUEST", 0x0d: "READ_RESP_FIRST", 0x0e: "READ_RESP_MIDDLE",
+    0x0f: "READ_RESP_LAST", 0x10: "READ_RESP_ONLY", 0x11: "ACK",
+    0x12: "ATOMIC_ACK", 0x13: "CMP_SWAP", 0x14: "FETCH_ADD",
+    0x16: "SEND_LAST_INV", 0x17: "SEND_ONLY_INV",
+}
+# Opcodes that start a message (a SEND, a WRITE or a READ request).
+MSG_START = {0x00, 0x04, 0x05, 0x06, 0x0a, 0x0b, 0x0c, 0x17}
+READ_REQ = 0x0c
+
+
+def kv_file(path):
+    """Parse 'a=1 b=2' lines into a dict (numbers as int where possible)."""
+    res = {}
+    if not os.path.exists(path):
+        return res
+    with open(path) as f:
+        for line in f:
+            for tok in line.split():
+                if "=" not in tok:
+                    continue
+                k, v = tok.split("=", 1)
+                try:
+                    res[k] = int(v)
+                except ValueError:
+                    res[k] = v
+    return res
+
+
+def fio_stats(path):
+    with open(path) as f:
+        data = json.load(f)
+    job = data["jobs"][0]
+    st = job["read"] if job["read"]["io_bytes"] else job["write"]
+    clat = st["clat_ns"]
+    return {
+        "iops": st["iops"],
+        "bw_mib": st["bw"] / 1024.0,
+        "lat_mean_us": clat["mean"] / 1000.0,
+        "lat_p99_us": clat.get("percentile", {}).get("99.000000", 0) / 1000.0,
+    }
+
+
+def summarize(values):
+    return {"min": min(values), "median": statistics.median(values),
+            "max": max(values)}
+
+
+def matrix(out):
+    rows = {}
+    fio_dir = os.path.join(out, "fio")
+    for rep in sorted(os.listdir(fio_dir), key=int):
+        for name in sorted(os.listdir(os.path.join(fio_dir, rep))):
+            row, tgt, _ = name.rsplit(".", 2)
+            st = fio_stats(os.path.join(fio_dir, rep, name))
+            for k, v in st.items():
+                rows.setdefault(row, {}).setdefault(tgt, {}).setdefault(
+                    k, []).append(v)
+    res = {}
+    for row, tgts in rows.items():
+        res[row] = {t: {k: summarize(v) for k, v in s.items()}
+                    for t, s in tgts.items()}
+        for t in TARGETS:
+            if t not in res[row]:
+                sys.exit(f"report: row {row} has no result for {t}")
+        med = {t: res[row][t]["iops"]["median"] for t in TARGETS}
+        res[row]["rnbd/nvme"] = med["rnbd"] / med["nvme"]
+        res[row]["rnbd/local"] = med["rnbd"] / med["local"]
+    return res
+
+
+def hist_file(path):
+    ops = {}
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\{ op:\s+(\d+) \} hitcount:\s+(\d+)", line)
+            if m:
+                ops[int(m.group(1))] = int(m.group(2))
+    return ops
+
+
+def wire(out):
+    res = {}
+    wdir = os.path.join(out, "wire")
+    if not os.path.isdir(wdir):
+        return res
+    for name in sorted(os.listdir(wdir)):
+        if name.endswith(".hist"):
+            continue
+        tgt, kind = name.split(".", 1)
+        c = kv_file(os.path.join(wdir, name))
+        ios = c["ios"]
+        ent = {"ios": ios, "pkts_sent_per_io": c["sent"] / ios,
+               "pkts_rcvd_per_io": c["rcvd"] / ios}
+        if tgt == "rnbd":
+            ent["client_wrs_per_io"] = c["wrs"] / ios
+        ops = hist_file(os.path.join(wdir, name + ".hist"))
+        if ops is not None:
+            ent["opcodes_per_io"] = {OPCODES.get(k, hex(k)): v / ios
+                                     for k, v in sorted(ops.items())}
+            ent["messages_per_io"] = sum(v for k, v in ops.items()
+                                         if k in MSG_START) / ios
+            ent["rdma_reads_per_io"] = ops.get(READ_REQ, 0) / ios
+            ent["hist_total_matches_counter"] = sum(ops.values()) == c["sent"]
+        res.setdefault(tgt, {})[kind] = ent
+    return res
+
+
+def perftest_line(path, size, header_word):
+    """The result line of a perftest run, split in fields."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for i, line in enumerate(lines):
+        if line.strip().startswith("#bytes") and header_word in line:
+            for nxt in lines[i + 1:]:
+                f = nxt.split()
+                if f and f[0] == str(size):
+                    return [float(x) for x in f]
+    return None
+
+
+def raw(out):
+    """perftest: bw fields are bytes, iterations, peak, average, msg rate;
+    latency fields bytes, iterations, min, max, typical, avg, stdev, p99."""
+    res = {}
+    for size in (4096, 131072):
+        ent = {}
+        bw = perftest_line(os.path.join(out, "raw", f"write_bw-{size}.txt"),
+                           size, "BW average")
+        if bw and len(bw) >= 5:
+            ent["write_bw_mib"] = bw[3]
+            ent["write_msg_rate_k"] = bw[4] * 1000
+        for kind in ("write_lat", "send_lat"):
+            lat = perftest_line(os.path.join(out, "raw",
+                                             f"{kind}-{size}.txt"), size,
+                                "t_avg")
+            if lat and len(lat) >= 8:
+                ent[kind + "_avg_us"] = lat[5]
+                ent[kind + "_p99_us"] = lat[7]
+        res[str(size)] = ent
+    return res
+
+
+def fmt_row(name, r):
+    parts = [f"{name:22}"]
+    for t in TARGETS:
+        s = r[t]
+        parts.append(f"{s['iops']['median']:9.0f} {s['bw_mib']['median']:7.1f}"
+                     f" {s['lat_mean_us']['median']:7.0f}"
+                     f" {s['lat_p99_us']['median']:7.0f}")
+    parts.append(f"{r['rnbd/nvme']:5.2f} {r['rnbd/local']:5.2f}")
+    return " |".join(parts)
+
+
+def main():
+    out, json_path = sys.argv[1], sys.argv[2]
+    env = kv_file(os.path.join(out, "env"))
+    mem = kv_file(os.path.join(out, "mem"))
+    res = {"env": env, "matrix": matrix(out), "wire": wire(out),
+           "raw": raw(out), "memory": mem}
+    m = res["matrix"]
+    reps = len(os.listdir(os.path.join(out, "fio")))
+
+    print(f"\nrnbd benchmark: kernel {env.get('kernel')}, {env.get('cpus')}"
+          f" vCPUs (TCG), rxe MTU {env.get('mtu')}, {reps} repeat(s),"
+          " medians")
+    hdr = " |".join([f"{'row':22}"] + [f"{t:>9} {'MiB/s':>7} {'mean':>7}"
+                                       f" {'p99':>7}" for t in TARGETS]
+                    + ["r/nvme r/loc"])
+    print(hdr)
+    print("  (per target: IOPS, MiB/s, mean and p99 completion latency in us)")
+    for name in sorted(m):
+        print(fmt_row(name, m[name]))
+    if reps > 1:
+        print("\nspread of IOPS across repeats (min/median/max):")
+        for name in sorted(m):
+            print(f"  {name:22} " + "  ".join(
+                f"{t} {m[name][t]['iops']['min']:.0f}/"
+                f"{m[name][t]['iops']['median']:.0f}/"
+                f"{m[name][t]['iops']['max']:.0f}" for t in TARGETS))
+
+    w = res["wire"]
+    if w:
+        print("\nwire cost per IO (rxe loopback: every packet is sent and"
+              " received once):")
+        print(f"  {'kind':11} {'target':6} {'pkts':>7} {'msgs':>5}"
+              f" {'reads':>5} {'WRs':>5}  opcodes")
+        for tgt in ("rnbd", "nvme"):
+            for kind in ("read-4k", "write-4k", "read-128k", "write-128k"):
+                e = w.get(tgt, {}).get(kind)
+                if not e:
+                    continue
+                ops = " ".join(f"{k}:{v:g}" for k, v in
+                               e.get("opcodes_per_io", {}).items())
+                wrs = e.get("client_wrs_per_io")
+                print(f"  {kind:11} {tgt:6} {e['pkts_sent_per_io']:7.2f}"
+                      f" {e.get('messages_per_io', float('nan')):5.2f}"
+                      f" {e.get('rdma_reads_per_io', float('nan')):5.2f}"
+                      f" {wrs if wrs is not None else float('nan'):5.2f}"
+                      f"  {ops}")
+
+    rw = res["raw"]
+    if rw.get("4096") or rw.get("131072"):
+        print("\nraw verbs on the same rxe device (perftest) and rnbd/raw:")
+        r4, r128 = rw.get("4096", {}), rw.get("131072", {})
+        rnbd = {k: m[k]["rnbd"] for k in m}
+
+        def ratio(a, b):
+            return a / b if a and b else float("nan")
+        if "randwrite-4k-qd32-2j" in rnbd and "write_msg_rate_k" in r4:
+            v = rnbd["randwrite-4k-qd32-2j"]["iops"]["median"] / 1000
+            print(f"  4k write rate: raw {r4['write_msg_rate_k']:.1f} k/s,"
+                  f" rnbd QD32x2 {v:.1f} k/s,"
+                  f" rnbd/raw {ratio(v, r4['write_msg_rate_k']):.2f}")
+        if "write-128k-qd8" in rnbd and "write_bw_mib" in r128:
+            v = rnbd["write-128k-qd8"]["bw_mib"]["median"]
+            print(f"  128k write bandwidth: raw {r128['write_bw_mib']:.1f} MiB/s,"
+                  f" rnbd {v:.1f} MiB/s,"
+                  f" rnbd/raw {ratio(v, r128['write_bw_mib']):.2f}")
+        if "read-128k-qd8" in rnbd and "write_bw_mib" in r128:
+            v = rnbd["read-128k-qd8"]["bw_mib"]["median"]
+            print(f"  128k read bandwidth: raw {r128['write_bw_mib']:.1f} MiB/s,"
+                  f" rnbd {v:.1f} MiB/s,"
+                  f" rnbd/raw {ratio(v, r128['write_bw_mib']):.2f}")
+        for row, lat_key, what in (("randwrite-4k-qd1", "write_lat_avg_us",
+                                    "4k write"),
+                                   ("randread-4k-qd1", "write_lat_avg_us",
+                                    "4k read")):
+            if row in rnbd and lat_key in r4:
+                rtt = 2 * r4[lat_key]
+                v = rnbd[row]["lat_mean_us"]["median"]
+                print(f"  {what} QD1 latency: raw round trip (2 x"
+                      f" ib_write_lat) {rtt:.0f} us, rnbd {v:.0f} us,"
+                      f" raw/rnbd {ratio(rtt, v):.2f}")
+        for size, e in rw.items():
+            print(f"  raw {size} B: " + ", ".join(f"{k} {v:.1f}"
+                                                   for k, v in e.items()))
+
+    if mem:
+        print("\nmemory:")
+        if "server_chunks" in mem:
+            pinned = mem["server_chunks"] * mem["server_chunk_bytes"]
+            res["memory"]["server_pinned_per_session_kib"] = pinned // 1024
+            print(f"  server, pinned per session: {mem['server_chunks']}"
+                  f" chunks x {mem['server_chunk_bytes']} B ="
+                  f" {pinned // 1024} KiB")
+        for k in ("rnbd_session_and_device_kib", "rnbd_extra_device_kib",
+                  "nvme_connection_and_device_kib"):
+            if k in mem:
+                print(f"  {k.replace('_kib', '').replace('_', ' ')}:"
+                      f" {mem[k]} KiB (MemAvailable drop)")
+
+    bar = check_bar(res)
+    res["bar"] = bar
+    print("\nbar:")
+    for item in bar["items"]:
+        print(f"  [{'ok' if item['ok'] else 'NOT MET'}] {item['what']}")
+    with open(json_path, "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    print(f"\nwritten: {json_path}")
+
+
+def check_bar(res):
+    m, w = res["matrix"], res["wire"]
+    items = []
+    low = [k for k in sorted(m) if m[k]["rnbd/nvme"] < 1.0]
+    items.append({"what": "rnbd/nvme >= 1.0 on every row" +
+                  (f" (below: {', '.join(low)})" if low else ""),
+                  "ok": not low})
+    for kind in ("write-4k", "write-128k"):
+        e = w.get("rnbd", {}).get(kind, {})
+        ok = e.get("messages_per_io") == 2 and e.get("rdma_reads_per_io") == 0
+        items.append({"what": f"rnbd {kind}: exactly 2 messages, no RDMA READ"
+                      f" (measured {e.get('messages_per_io')} messages,"
+                      f" {e.get('rdma_reads_per_io')} reads)", "ok": ok})
+    a = w.get("rnbd", {}).get("read-4k", {}).get("messages_per_io")
+    b = w.get("nvme", {}).get("read-4k", {}).get("messages_per_io")
+    items.append({"what": f"4k read messages: rnbd {a} <= nvme {b}",
+                  "ok": a is not None and b is not None and a <= b})
+    for kind in ("randread", "randwrite"):
+        one, two = f"{kind}-4k-qd32", f"{kind}-4k-qd32-2j"
+        if one not in m or two not in m:
+            continue
+        sc = {t: m[two][t]["iops"]["median"] / m[one][t]["iops"]["median"]
+              for t in ("rnbd", "nvme")}
+        items.append({"what": f"{kind} QD32 2-job/1-job scaling: rnbd"
+                      f" {sc['rnbd']:.2f} >= nvme {sc['nvme']:.2f}",
+                      "ok": sc["rnbd"] >= sc["nvme"]})
+    return {"met": all(i["ok"] for i in items), "items": items}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: the wire cost of an IO is what the protocol says, exactly: RDMA
+#       packets per 4k/128k read/write at MTU 1024 on the rxe device, two
+#       RDMA messages per IO, never an RDMA READ, and the WRs the client
+#       transport posts per IO (Documentation/transport-protocol.rst)
+# boot: shared
+# timeout: 300
+rnbd_setup
+expect_eq "active RDMA MTU" "$(rxe_active_mtu)" 1024
+nb=$(nullb_create nullb1 64)
+dev=$(map_dev wire "$nb")
+rxe_opcode_probe || die "cannot set up the packet opcode probe"
+
+clt_wrs() {
+	cat /sys/class/rtrs-client/wire/paths/*/conns/*/wrs_posted |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Opcodes (BTH) that start a message: SEND_FIRST/ONLY(_IMM/_INV),
+# RDMA_WRITE_FIRST/ONLY(_IMM), RDMA_READ_REQUEST.
+MSG_OPS="0 4 5 6 10 11 12 23"
+READ_REQ=12
+ACK=17
+
+# wire KIND BS COUNT PKTS ACKS WRS: COUNT direct IOs of BS must send
+# exactly PKTS packets each (ACKS of them acknowledgements: the
+# rxe device counts both ends, it loops back to itself), as two messages,
+# while the client transport posts WRS work requests each.
+wire() {
+	kind=$1 bs=$2 n=$3 pkts=$4 acks=$5 wrs=$6
+	h=/tmp/wire-$kind.hist
+	sync
+	s0=$(rxe_sent_pkts)
+	w0=$(clt_wrs)
+	rxe_opcode_hist_start
+	case $kind in
+	read*) dd if="/dev/$dev" of=/dev/null bs="$bs" count="$n" iflag=direct ;;
+	write*) dd if=/dev/urandom of="/dev/$dev" bs="$bs" count="$n" oflag=direct ;;
+	esac 2>/dev/null || die "dd $kind"
+	rxe_opcode_hist_stop "$h"
+	s1=$(rxe_sent_pkts)
+	w1=$(clt_wrs)
+	log "$kind: $((s1 - s0)) packets, $((w1 - w0)) WRs for $n IOs;" \
+		"opcodes: $(grep -o '{ op: *[0-9]* } hitcount: *[0-9]*' "$h" |
+			tr -s ' ' | tr '\n' ';')"
+	expect_eq "$kind: packets for $n IOs" $((s1 - s0)) $((n * pkts))
+	expect_eq "$kind: histogram total" \
+		"$(rxe_opcode_count "$h" $(seq 0 31))" $((s1 - s0))
+	expect_eq "$kind: messages for $n IOs" \
+		"$(rxe_opcode_count "$h" $MSG_OPS)" $((n * 2))
+	expect_eq "$kind: RDMA READs" "$(rxe_opcode_count "$h" $READ_REQ)" 0
+	expect_eq "$kind: ACKs for $n IOs" "$(rxe_opcode_count "$h" $ACK)" \
+		$((n * acks))
+	expect_eq "$kind: client WRs for $n IOs" $((w1 - w0)) $((n * wrs))
+}
+
+# A request header is 48 bytes (transport 24 + block 24).
+# 4k write: request 4144 B = 5 packets, reply 1, an ACK each.
+wire write-4k 4k 200 8 2 2
+# 4k read: request 1 packet, reply with the data 4 packets, an ACK each.
+# WRs: REG_MR, WRITE_WITH_IMM, LOCAL_INV and the receive re-posted.
+wire read-4k 4k 200 7 2 4
+# 128k write: request 129 packets (the responder also ACKs after 128 of
+# them, rxe's limit of unacknowledged packets), reply 1.  33 SGEs are more
+# than the device takes: the data goes through the slot's MR (REG_MR,
+# WRITE_WITH_IMM, LOCAL_INV, receive).
+wire write-128k 128k 50 133 3 4
+# 128k read: request 1, reply 128 packets (again 2 ACKs), ACK.
+wire read-128k 128k 50 132 3 4
+rxe_opcode_probe_remove
+unmap_dev "$dev"
