@@ -204,9 +204,13 @@ cat "$OUT/env" "$OUT/mem"
 wire_all nvme "$DEV_nvme"
 grep -H . "$RXE_CNT"/* >"$OUT/rxe-counters-after"
 
+# The order of the targets rotates from one repeat to the next, so that
+# none of them always runs first (or right after the local run).
+ORDERS="local rnbd nvme:rnbd nvme local:nvme local rnbd"
 for rep in $(seq "$REPEAT"); do
+	order=$(echo "$ORDERS" | cut -d: -f$(( (rep - 1) % 3 + 1 )))
 	for row in $ROWS; do
-		for tgt in local rnbd nvme; do
+		for tgt in $order; do
 			run_row "$row" "$tgt" "$(eval echo "\$DEV_$tgt")" "$rep"
 		done
 	done
