@@ -91,11 +91,6 @@ run_row() {
 
 # ---- wire cost ------------------------------------------------------------
 
-clt_wrs() {
-	cat /sys/class/rtrs-client/bench/paths/*/conns/*/wrs_posted 2>/dev/null |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
 # wire TGT DEV KIND BS COUNT: COUNT direct IOs of BS, at queue depth 1.
 wire() {
 	tgt=$1 dev=$2 kind=$3 bs=$4 count=$5
@@ -103,7 +98,7 @@ wire() {
 	mkdir -p "$OUT/wire"
 	settle
 	s0=$(cat "$RXE_CNT/sent_pkts") r0=$(cat "$RXE_CNT/rcvd_pkts")
-	w0=$(clt_wrs)
+	w0=$(sess_wrs bench 2>/dev/null)
 	[ -z "$RXE_OPC_EVENT" ] || rxe_opcode_hist_start
 	case $kind in
 	read-*)
@@ -115,7 +110,7 @@ wire() {
 	esac
 	[ -z "$RXE_OPC_EVENT" ] || rxe_opcode_hist_stop "$f.hist"
 	s1=$(cat "$RXE_CNT/sent_pkts") r1=$(cat "$RXE_CNT/rcvd_pkts")
-	w1=$(clt_wrs)
+	w1=$(sess_wrs bench 2>/dev/null)
 	echo "ios=$count sent=$((s1 - s0)) rcvd=$((r1 - r0)) wrs=$((w1 - w0))" >"$f"
 	log "wire $tgt $kind: $(cat "$f")"
 }

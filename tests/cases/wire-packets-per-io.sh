@@ -11,11 +11,6 @@ nb=$(nullb_create nullb1 64)
 dev=$(map_dev wire "$nb")
 rxe_opcode_probe || die "cannot set up the packet opcode probe"
 
-clt_wrs() {
-	cat /sys/class/rtrs-client/wire/paths/*/conns/*/wrs_posted |
-		awk '{ s += $1 } END { print s + 0 }'
-}
-
 # Opcodes (BTH) that start a message: SEND_FIRST/ONLY(_IMM/_INV),
 # RDMA_WRITE_FIRST/ONLY(_IMM), RDMA_READ_REQUEST.
 MSG_OPS="0 4 5 6 10 11 12 23"
@@ -33,7 +28,7 @@ wire() {
 	h=/tmp/wire-$kind.hist
 	sync
 	s0=$(rxe_sent_pkts)
-	w0=$(clt_wrs)
+	w0=$(sess_wrs wire)
 	rxe_opcode_hist_start
 	case $kind in
 	read*) dd if="/dev/$dev" of=/dev/null bs="$bs" count="$n" iflag=direct ;;
@@ -41,7 +36,7 @@ wire() {
 	esac 2>/dev/null || die "dd $kind"
 	rxe_opcode_hist_stop "$h"
 	s1=$(rxe_sent_pkts)
-	w1=$(clt_wrs)
+	w1=$(sess_wrs wire)
 	log "$kind: $((s1 - s0)) packets, $((w1 - w0)) WRs for $n IOs;" \
 		"opcodes: $(grep -o '{ op: *[0-9]* } hitcount: *[0-9]*' "$h" |
 			tr -s ' ' | tr '\n' ';')"

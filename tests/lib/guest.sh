@@ -200,6 +200,13 @@ conn_stat() {
 	cat /sys/class/rtrs-client/"$1"/paths/*/conns/"$2"/"$3"
 }
 
+# sess_wrs SESS: work requests the client transport posted on all the
+# connections of a session (sum of their wrs_posted counters).
+sess_wrs() {
+	cat /sys/class/rtrs-client/"$1"/paths/*/conns/*/wrs_posted |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
 # sha_dev DEV BYTES: checksum of the first BYTES of a device, read directly.
 sha_dev() {
 	dd if="$1" bs=1M count=$(($2 / 1048576)) iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1
