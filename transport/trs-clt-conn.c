@@ -4,9 +4,10 @@
  *
  * trs_clt_sess_connect() connects connection 0, whose private data asks
  * the server for a session, sets the slots up for the queue depth the
- * server granted, connects the other connections, then waits for the chunk
- * table the server sends on connection 0 once all connections are
- * established and its user accepted the session.  Each step waits at most
+ * server granted and registers their bounce buffers, connects the other
+ * connections, then waits for that registration and for the chunk table
+ * the server sends on connection 0 once all connections are established
+ * and its user accepted the session.  Each step waits at most
  * TRS_CONNECT_TIMEOUT_MS (plus a margin so the CM's own timeout of the step
  * normally fires first).  trs_clt_sess_disconnect() undoes it in reverse
  * order of creation, from any intermediate state.
@@ -391,18 +392,22 @@ static int trs_clt_post_table_recv(struct trs_clt_sess *sess)
 	return err;
 }
 
+/* The chunk table arrived and the bounce MRs are registered, or failure. */
 static bool trs_clt_table_over(struct trs_clt_sess *sess, int *err)
 {
 	bool over;
 
 	spin_lock_irq(&sess->state_lock);
-	over = sess->table_done || sess->setup_err;
-	*err = sess->setup_err ?: sess->table_err;
+	over = (sess->table_done && sess->bounce_done) || sess->setup_err;
+	*err = sess->setup_err ?: sess->table_err ?: sess->bounce_err;
 	spin_unlock_irq(&sess->state_lock);
 	return over;
 }
 
-/* Wait for the chunk table and check every field of it. */
+/*
+ * Wait for the chunk table (and for the registration of the bounce MRs)
+ * and check every field of the table.
+ */
 static int trs_clt_get_table(struct trs_clt_sess *sess)
 {
 	const struct trs_msg_chunks *table = sess->table;
@@ -495,6 +500,7 @@ int trs_clt_sess_connect(struct trs_clt_sess *sess)
 	spin_lock_irq(&sess->state_lock);
 	sess->setup_err = 0;
 	sess->table_done = false;
+	sess->bounce_done = false;
 	spin_unlock_irq(&sess->state_lock);
 
 	err = trs_clt_conn_resolve(conn0);
@@ -513,6 +519,9 @@ int trs_clt_sess_connect(struct trs_clt_sess *sess)
 	if (err)
 		goto disconnect;
 	err = trs_clt_slots_init(sess);
+	if (err)
+		goto disconnect;
+	err = trs_clt_slots_register(sess);
 	if (err)
 		goto disconnect;
 	conn0->recv_cqe.done = trs_clt_recv_done;

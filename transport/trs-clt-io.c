@@ -5,8 +5,10 @@
  * A request on slot S is one RDMA_WRITE_WITH_IMM of its header (and, for a
  * write, its data) to the end of the header area of server chunk S,
  * preceded by a REG_MR of the slot's MR when the data needs one (reads
- * always, writes with more segments than send SGEs).  The server answers
- * with an RDMA_WRITE_WITH_IMM carrying slot and status in the immediate.
+ * larger than the slot's bounce buffer, writes with more segments than
+ * send SGEs).  The server answers with an RDMA_WRITE_WITH_IMM carrying slot
+ * and status in the immediate; a small read's data arrives with it in the
+ * bounce buffer and is copied to the request's pages.
  * done() runs once the reply arrived and the request's last send WR
  * completed: its WRITE, or with an MR the LOCAL_INV posted after the reply
  * (the WRITE is unsignaled then: completions come in send queue order, so
@@ -23,10 +25,16 @@
 #include <linux/slab.h>
 #include "trs-clt.h"
 
+/* A read small enough for the slot's bounce buffer: no DMA of its pages. */
+static bool trs_clt_bounced(const struct trs_clt_io *io)
+{
+	return io->dir == DMA_FROM_DEVICE && io->data_len <= TRS_CLT_BOUNCE_SIZE;
+}
+
 static void trs_clt_finish(struct trs_clt_sess *sess, struct trs_clt_io *io,
 			   int status)
 {
-	if (io->dir != DMA_NONE)
+	if (io->dir != DMA_NONE && !trs_clt_bounced(io))
 		ib_dma_unmap_sg(sess->ibdev, io->sgl, io->sg_cnt, io->dir);
 	io->done(io, status);
 }
@@ -133,6 +141,19 @@ static void trs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 					    inv_cqe), 0, TRS_SLOT_MR);
 }
 
+/* Copy the @len bytes the server wrote to the bounce buffer to the read. */
+static int trs_clt_bounce_copy(struct trs_clt_sess *sess,
+			       struct trs_clt_slot *slot, u32 len)
+{
+	struct trs_clt_io *io = slot->io;
+
+	ib_dma_sync_single_for_cpu(sess->ibdev, slot->bounce_dma, len,
+				   DMA_FROM_DEVICE);
+	if (sg_copy_from_buffer(io->sgl, io->sg_cnt, slot->bounce, len) != len)
+		return -EIO;
+	return 0;
+}
+
 /*
  * A reply: zero-length receive of an RDMA_WRITE_WITH_IMM from the server.
  * Anything that is not a reply to a request in flight on this connection
@@ -178,6 +199,8 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	conn->stats.wrs_posted++;
 	slot->flags |= TRS_SLOT_REPLIED;
 	slot->status = -(int)trs_imm_arg(imm);
+	if (!slot->status && trs_clt_bounced(slot->io))
+		slot->status = trs_clt_bounce_copy(sess, slot, wc->byte_len);
 	io = trs_clt_advance(conn, slot);
 	status = slot->status;
 unlock:
@@ -207,11 +230,7 @@ static int trs_clt_map_mr(struct trs_clt_slot *slot, struct trs_clt_io *io,
 	    mr->length != io->data_len)
 		return -EINVAL;
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
-	reg->wr.opcode = IB_WR_REG_MR;
-	reg->wr.wr_cqe = &slot->reg_cqe;
-	reg->mr = mr;
-	reg->key = mr->rkey;
-	reg->access = access;
+	trs_reg_wr_init(reg, mr, &slot->reg_cqe, access);
 	return 0;
 }
 
@@ -258,9 +277,10 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		.rkey		= slot->rkey,
 	};
 	struct ib_send_wr *first = &wr.wr;
+	bool bounce = trs_clt_bounced(io);
 	int nents = 0, err = 0;
 
-	if (io->dir != DMA_NONE) {
+	if (io->dir != DMA_NONE && !bounce) {
 		nents = ib_dma_map_sg(dev, io->sgl, io->sg_cnt, io->dir);
 		if (!nents)
 			return -EIO;
@@ -291,6 +311,14 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		break;
 	case DMA_FROM_DEVICE:
 		req->dir = TRS_DIR_READ;
+		if (bounce) {
+			ib_dma_sync_single_for_device(dev, slot->bounce_dma,
+						      io->data_len,
+						      DMA_FROM_DEVICE);
+			req->addr = cpu_to_le64(slot->bounce_mr->iova);
+			req->rkey = cpu_to_le32(slot->bounce_mr->rkey);
+			break;
+		}
 		err = trs_clt_map_mr(slot, io, nents, IB_ACCESS_LOCAL_WRITE |
 				     IB_ACCESS_REMOTE_WRITE, &reg);
 		req->addr = cpu_to_le64(slot->mr->iova);
@@ -469,8 +497,106 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 			slot->mr = NULL;
 			return err;
 		}
+		slot->bounce = kmalloc(TRS_CLT_BOUNCE_SIZE, GFP_KERNEL);
+		if (!slot->bounce)
+			return -ENOMEM;
+		slot->bounce_dma = ib_dma_map_single(dev, slot->bounce,
+						     TRS_CLT_BOUNCE_SIZE,
+						     DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, slot->bounce_dma)) {
+			slot->bounce_dma = 0;
+			return -ENOMEM;
+		}
+		slot->bounce_mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+					      TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE));
+		if (IS_ERR(slot->bounce_mr)) {
+			int err = PTR_ERR(slot->bounce_mr);
+
+			slot->bounce_mr = NULL;
+			return err;
+		}
 	}
 	return 0;
+}
+
+/* Registration of the bounce MRs: only the last REG_MR is signaled. */
+static void trs_clt_bounce_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_clt_conn *conn = cq->cq_context;
+	struct trs_clt_sess *sess = conn->sess;
+	unsigned long flags;
+	int err = 0;
+
+	if (trs_wc_failed(wc, "bounce buffer registration"))
+		err = -ECONNRESET;
+
+	spin_lock_irqsave(&sess->state_lock, flags);
+	sess->bounce_err = err;
+	sess->bounce_done = true;
+	spin_unlock_irqrestore(&sess->state_lock, flags);
+	if (err)
+		trs_clt_fail(sess, err);
+	wake_up(&sess->setup_wq);
+}
+
+/* Fill @reg to register @slot's bounce buffer for the server to write. */
+static int trs_clt_bounce_reg(struct trs_clt_slot *slot, struct ib_reg_wr *reg)
+{
+	struct ib_mr *mr = slot->bounce_mr;
+	struct scatterlist sg;
+
+	sg_init_one(&sg, slot->bounce, TRS_CLT_BOUNCE_SIZE);
+	sg_dma_address(&sg) = slot->bounce_dma;
+	sg_dma_len(&sg) = TRS_CLT_BOUNCE_SIZE;
+	if (ib_map_mr_sg(mr, &sg, 1, NULL, TRS_MR_PAGE) != 1)
+		return -EINVAL;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	trs_reg_wr_init(reg, mr, &slot->reg_cqe,
+			IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	return 0;
+}
+
+/**
+ * trs_clt_slots_register() - register every slot's bounce MR
+ * @sess: session whose slots exist and whose connection 0 is established
+ *
+ * One chain of REG_MRs on connection 0, the last one signaled; its
+ * completion sets @sess->bounce_done (and @sess->bounce_err), and the
+ * session waits for it before its first request, so the keys are valid on
+ * every connection by then.  The MRs stay registered until the connections
+ * are drained and trs_clt_slots_free() deregisters them.
+ *
+ * Return: 0 if the chain was posted, or a negative errno.
+ */
+int trs_clt_slots_register(struct trs_clt_sess *sess)
+{
+	struct trs_clt_conn *conn = &sess->conns[0];
+	u32 qd = sess->queue_depth, i;
+	struct ib_reg_wr *reg;
+	int err = 0;
+
+	reg = kcalloc(qd, sizeof(*reg), GFP_KERNEL);
+	if (!reg)
+		return -ENOMEM;
+	for (i = 0; i < qd && !err; i++) {
+		err = trs_clt_bounce_reg(&sess->slots[i], &reg[i]);
+		reg[i].wr.next = i + 1 < qd ? &reg[i + 1].wr : NULL;
+	}
+	if (err)
+		goto free_reg;
+	sess->bounce_cqe.done = trs_clt_bounce_done;
+	reg[qd - 1].wr.wr_cqe = &sess->bounce_cqe;
+	reg[qd - 1].wr.send_flags = IB_SEND_SIGNALED;
+
+	spin_lock_irq(&conn->lock);
+	err = conn->dead ? -ENOTCONN :
+	      ib_post_send(conn->cm_id->qp, &reg[0].wr, NULL);
+	if (!err)
+		conn->stats.wrs_posted += qd;
+	spin_unlock_irq(&conn->lock);
+free_reg:
+	kfree(reg);
+	return err;
 }
 
 /**
@@ -486,6 +612,13 @@ void trs_clt_slots_free(struct trs_clt_sess *sess)
 		return;
 	for (i = 0; i < sess->queue_depth; i++) {
 		slot = &sess->slots[i];
+		if (slot->bounce_mr)
+			ib_dereg_mr(slot->bounce_mr);
+		if (slot->bounce_dma)
+			ib_dma_unmap_single(sess->ibdev, slot->bounce_dma,
+					    TRS_CLT_BOUNCE_SIZE,
+					    DMA_FROM_DEVICE);
+		kfree(slot->bounce);
 		if (slot->mr)
 			ib_dereg_mr(slot->mr);
 		if (slot->hdr_dma)

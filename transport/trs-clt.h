@@ -27,6 +27,12 @@
 #define TRS_CLT_MAX_SEND_SGE	16u
 /* Request header buffer: transport header and user header. */
 #define TRS_CLT_HDR_LEN		(sizeof(struct trs_msg_req) + TRS_MAX_USR_HDR)
+/*
+ * Reads of at most this many bytes land in the slot's bounce buffer, whose
+ * MR is registered once per session, and are copied out when the reply
+ * arrives: no REG_MR and no LOCAL_INV, so the reply completes the read.
+ */
+#define TRS_CLT_BOUNCE_SIZE	SZ_4K
 
 enum trs_clt_state {
 	TRS_CLT_CONNECTING,	/* trs_clt_open() is setting it up */
@@ -99,8 +105,13 @@ struct trs_clt_conn {
  * @rkey: remote key of the chunk
  * @hdr: header buffer (struct trs_msg_req + user header)
  * @hdr_dma: its DMA address
- * @mr: FRWR MR for data that cannot go in SGEs, and for every read buffer
- * @reg_cqe: completion of the REG_MR WR (unsignaled: errors only)
+ * @mr: FRWR MR for data that cannot go in SGEs, and for reads larger than
+ *	TRS_CLT_BOUNCE_SIZE
+ * @bounce: TRS_CLT_BOUNCE_SIZE bytes the server writes smaller reads to
+ * @bounce_dma: its DMA address
+ * @bounce_mr: MR over @bounce, registered for remote write from the
+ *	session's setup to its teardown
+ * @reg_cqe: completion of the REG_MR WRs (unsignaled: errors only)
  * @send_cqe: completion of the RDMA_WRITE_WITH_IMM WR
  * @inv_cqe: completion of the LOCAL_INV WR
  */
@@ -115,6 +126,9 @@ struct trs_clt_slot {
 	void			*hdr;
 	u64			hdr_dma;
 	struct ib_mr		*mr;
+	void			*bounce;
+	u64			bounce_dma;
+	struct ib_mr		*bounce_mr;
 	struct ib_cqe		reg_cqe;
 	struct ib_cqe		send_cqe;
 	struct ib_cqe		inv_cqe;
@@ -131,7 +145,8 @@ struct trs_clt_kobj;
  * @uuid: identifies the session to the server
  * @entry: in trs_clt_sessions, guarded by trs_clt_mutex
  * @state_lock: guards @state, @setup_err, @closing, @table_err,
- *	@table_done and the connections' connect step results
+ *	@table_done, @bounce_err, @bounce_done and the connections' connect
+ *	step results
  * @state: enum trs_clt_state
  * @setup_err: first error while connecting
  * @closing: trs_clt_close() runs: no more events for the user
@@ -158,6 +173,9 @@ struct trs_clt_kobj;
  * @table_err: receive status of the chunk table
  * @table_done: the chunk table receive completed
  * @table_cqe: its completion
+ * @bounce_err: status of the bounce MRs' registration
+ * @bounce_done: the bounce MRs' registration completed
+ * @bounce_cqe: completion of its last REG_MR
  * @dev: sysfs device
  * @paths_kobj: sysfs "paths" directory
  * @path_kobj: sysfs paths/<src@dst> directory
@@ -203,6 +221,9 @@ struct trs_clt_sess {
 	int			table_err;
 	bool			table_done;
 	struct ib_cqe		table_cqe;
+	int			bounce_err;
+	bool			bounce_done;
+	struct ib_cqe		bounce_cqe;
 
 	struct device		*dev;
 	struct kobject		*paths_kobj;
@@ -228,6 +249,7 @@ void trs_clt_sess_disconnect(struct trs_clt_sess *sess);
 /* trs-clt-io.c */
 int trs_clt_slots_init(struct trs_clt_sess *sess);
 void trs_clt_slots_free(struct trs_clt_sess *sess);
+int trs_clt_slots_register(struct trs_clt_sess *sess);
 void trs_clt_fail_inflight(struct trs_clt_sess *sess);
 void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 

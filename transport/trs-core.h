@@ -72,4 +72,15 @@ static inline bool trs_wc_failed(const struct ib_wc *wc, const char *what)
 	return true;
 }
 
+/* Fill @reg to register @mr (already mapped) under its current key. */
+static inline void trs_reg_wr_init(struct ib_reg_wr *reg, struct ib_mr *mr,
+				   struct ib_cqe *cqe, int access)
+{
+	reg->wr.opcode = IB_WR_REG_MR;
+	reg->wr.wr_cqe = cqe;
+	reg->mr = mr;
+	reg->key = mr->rkey;
+	reg->access = access;
+}
+
 #endif /* TRS_CORE_H */

@@ -353,12 +353,9 @@ int trs_srv_send_chunks(struct trs_srv_sess *sess)
 
 		table->desc[i].addr = cpu_to_le64(mr->iova);
 		table->desc[i].rkey = cpu_to_le32(mr->rkey);
-		reg[i].wr.opcode = IB_WR_REG_MR;
-		reg[i].wr.wr_cqe = &sess->table_cqe;
+		trs_reg_wr_init(&reg[i], mr, &sess->table_cqe,
+				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 		reg[i].wr.next = i + 1 < qd ? &reg[i + 1].wr : &send;
-		reg[i].mr = mr;
-		reg[i].key = mr->rkey;
-		reg[i].access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	}
 	ib_dma_sync_single_for_device(sess->ibdev, sess->table_dma,
 				      sess->table_len, DMA_TO_DEVICE);

@@ -57,15 +57,18 @@ wire() {
 # 4k write: request 4144 B = 5 packets, reply 1, an ACK each.
 wire write-4k 4k 200 8 2 2
 # 4k read: request 1 packet, reply with the data 4 packets, an ACK each.
-# WRs: REG_MR, WRITE_WITH_IMM, LOCAL_INV and the receive re-posted.
-wire read-4k 4k 200 7 2 4
+# WRs: WRITE_WITH_IMM and the receive re-posted (the data lands in the
+# slot's bounce buffer, registered once per session: no REG_MR, no
+# LOCAL_INV).
+wire read-4k 4k 200 7 2 2
 # 128k write: request 129 packets (the responder also ACKs after 128 of
 # them, rxe's limit of unacknowledged packets), reply 1.  With 32 separate
 # pages the data needs more SGEs than the device takes and goes through
 # the slot's MR (REG_MR, WRITE_WITH_IMM, LOCAL_INV, receive); with fewer
 # segments it goes as SGEs (WRITE_WITH_IMM, receive).  Same packets.
 wire write-128k 128k 50 133 3 2-4
-# 128k read: request 1, reply 128 packets (again 2 ACKs), ACK.
+# 128k read: request 1, reply 128 packets (again 2 ACKs), ACK.  Too big
+# for the bounce buffer: REG_MR, WRITE_WITH_IMM, LOCAL_INV, receive.
 wire read-128k 128k 50 132 3 4
 rxe_opcode_probe_remove
 unmap_dev "$dev"

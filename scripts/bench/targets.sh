@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# The benchmark's targets in the guest, for scripts/bench/guest.sh and
+# scripts/bench/profile.sh: NVMe-oF RDMA over the rxe device (nvmet-rdma
+# exporting a block device, nvme-rdma connecting to it).  Source after
+# tests/lib/guest.sh.
+
+NQN=nqn.2026-11.io.rnbd:bench
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:6c0d6b8a-3d0e-4a4b-9c59-0000000b3e4c
+NVME_PORT=4420
+
+nvme_target_setup() {
+	modprobe nvmet || die "modprobe nvmet"
+	modprobe nvmet-rdma || die "modprobe nvmet-rdma"
+	modprobe nvme-rdma || die "modprobe nvme-rdma"
+	s=/sys/kernel/config/nvmet/subsystems/$NQN
+	mkdir "$s" || die "nvmet subsystem"
+	echo 1 >"$s/attr_allow_any_host"
+	mkdir "$s/namespaces/1"
+	echo "$1" >"$s/namespaces/1/device_path"
+	echo 1 >"$s/namespaces/1/enable" || die "nvmet namespace"
+	p=/sys/kernel/config/nvmet/ports/1
+	mkdir "$p"
+	echo rdma >"$p/addr_trtype"
+	echo ipv4 >"$p/addr_adrfam"
+	echo "$RXE_ADDR" >"$p/addr_traddr"
+	echo "$NVME_PORT" >"$p/addr_trsvcid"
+	ln -s "$s" "$p/subsystems/$NQN" || die "nvmet port"
+}
+
+nvme_connect() {
+	nvme connect -t rdma -a "$RXE_ADDR" -s "$NVME_PORT" -n "$NQN" \
+		--hostnqn="$HOSTNQN" >/dev/null || die "nvme connect"
+	for _ in $(seq 100); do
+		# the multipath head (nvmeXnY), not its hidden path nvmeXcZnY
+		for d in /sys/block/nvme*n*; do
+			case $d in */nvme*c*n*) continue ;; esac
+			[ -e "$d" ] && { basename "$d"; return 0; }
+		done
+		sleep 0.1
+	done
+	die "no nvme namespace appeared"
+}
