@@ -2,8 +2,11 @@
 # shellcheck shell=bash
 #
 # Guest side of scripts/bench/profile: the bench's null_blk device used
-# locally, through rnbd and through NVMe-oF RDMA, one fio row on each under
-# a system-wide perf cpu-clock sample.  Reports go to /job/out.
+# locally, through rnbd and through NVMe-oF RDMA.  One fio row runs on each
+# target, first plain (twice, interleaved) with the guest's CPU time and
+# event counters (context switches, interrupts, softirqs by kind, IPIs) read
+# before and after, then under a system-wide perf cpu-clock sample.
+# Results go to /job/out.
 #
 # Arguments: ROW RUNTIME
 . "$REPO/tests/lib/guest.sh"
@@ -27,20 +30,44 @@ nvme_target_setup "$NB"
 DEV_nvme=$(nvme_connect)
 DEV_local=$(basename "$NB")
 
-sed -e "s/^runtime=.*/runtime=$RUNTIME/" -e 's/^ramp_time=.*/ramp_time=1/' \
+sed -e "s/^runtime=.*/runtime=$RUNTIME/" -e 's/^ramp_time=.*/ramp_time=0/' \
 	"$REPO/scripts/bench/fio/$ROW.fio" >/tmp/row.fio
+
+# counters: one "name value" per line, all monotonic.
+counters() {
+	awk '/^cpu / { print "cpu_busy_ticks", $2 + $3 + $4 + $7 + $8;
+		       print "cpu_idle_ticks", $5 + $6 }
+	     /^ctxt / { print "ctxt", $2 }
+	     /^intr / { print "intr", $2 }' /proc/stat
+	awk 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i;
+		      print "softirq_" tolower($1), s }' /proc/softirqs | tr -d :
+	awk '$1 ~ /^(RES|CAL|TLB|LOC):$/ { print "ipi_" $1, $2 + $3 }' \
+		/proc/interrupts | tr -d :
+}
+
+for rep in 1 2; do
+	for tgt in local rnbd nvme; do
+		dev=$(eval echo "\$DEV_$tgt")
+		counters >/tmp/c0
+		DEV="/dev/$dev" fio --output-format=json \
+			--output="$OUT/$tgt.$rep.fio.json" /tmp/row.fio ||
+			die "fio on $tgt"
+		counters >/tmp/c1
+		paste /tmp/c0 /tmp/c1 | awk '{ print $1, $4 - $2 }' \
+			>"$OUT/$tgt.$rep.counters"
+	done
+done
+
 for tgt in local rnbd nvme; do
 	dev=$(eval echo "\$DEV_$tgt")
 	kmsg "profile: $ROW on $tgt ($dev)"
-	perf record -a -e cpu-clock -F 2000 -g -o "$OUT/$tgt.data" -- \
+	perf record -a -e cpu-clock -F 1000 -g -o "/tmp/$tgt.data" -- \
 		env DEV="/dev/$dev" fio --output-format=json \
-		--output="$OUT/$tgt.fio.json" /tmp/row.fio \
+		--output="$OUT/$tgt.perf.fio.json" /tmp/row.fio \
 		>"$OUT/$tgt.record.log" 2>&1 || die "perf record on $tgt"
-	perf report -i "$OUT/$tgt.data" --no-children --sort sym \
+	cp "/tmp/$tgt.data" "$OUT/$tgt.data"
+	perf report -i "/tmp/$tgt.data" --no-children --sort sym \
 		--percent-limit 0.3 --stdio -g none >"$OUT/$tgt.report" 2>&1
-	perf report -i "$OUT/$tgt.data" --no-children --sort dso \
-		--stdio -g none >"$OUT/$tgt.dso" 2>&1
-	log "$tgt: $(grep -o '"iops" : [0-9.]*' "$OUT/$tgt.fio.json" | head -2 | tr '\n' ' ')"
 done
 cat /proc/kallsyms >"$OUT/kallsyms"
 nvme disconnect -n "$NQN" >/dev/null || die "nvme disconnect"
