@@ -155,19 +155,60 @@ static int trs_clt_bounce_copy(struct trs_clt_sess *sess,
 }
 
 /*
- * A reply: zero-length receive of an RDMA_WRITE_WITH_IMM from the server.
- * Anything that is not a reply to a request in flight on this connection
- * is a protocol error and closes the session.
+ * Can the reply just received on @conn, which wrote @len bytes, answer the
+ * request on slot @idx?  A paired reply never answers a read: it carries no
+ * data.
+ */
+static bool trs_clt_reply_ok(struct trs_clt_conn *conn, u32 idx, u32 len,
+			     bool paired)
+{
+	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_slot *slot;
+	bool read;
+
+	if (idx >= sess->queue_depth)
+		return false;
+	slot = &sess->slots[idx];
+	if (!slot->io || slot->conn != conn || slot->flags & TRS_SLOT_REPLIED)
+		return false;
+	read = slot->io->dir == DMA_FROM_DEVICE;
+	if (read && paired)
+		return false;
+	return len <= (read ? slot->io->data_len : 0);
+}
+
+/*
+ * Record the server's @status for the request on @slot, whose reply wrote
+ * @len bytes; conn->lock held.  Returns the request if that completes it
+ * (with its final status in *@status), else NULL.
+ */
+static struct trs_clt_io *trs_clt_replied(struct trs_clt_conn *conn,
+					  struct trs_clt_slot *slot,
+					  int *status, u32 len)
+{
+	slot->flags |= TRS_SLOT_REPLIED;
+	slot->status = *status;
+	if (!slot->status && trs_clt_bounced(slot->io))
+		slot->status = trs_clt_bounce_copy(conn->sess, slot, len);
+	*status = slot->status;
+	return trs_clt_advance(conn, slot);
+}
+
+/*
+ * A reply: zero-length receive of an RDMA_WRITE_WITH_IMM from the server,
+ * answering one request (TRS_IMM_RSP) or two (TRS_IMM_RSP_PAIR).  Anything
+ * that is not a reply to requests in flight on this connection is a
+ * protocol error and closes the session.
  */
 void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
 	struct trs_clt_sess *sess = conn->sess;
-	struct trs_clt_io *io = NULL;
-	struct trs_clt_slot *slot;
+	struct trs_clt_io *io[2] = {};
+	int status[2] = {};
 	unsigned long flags;
-	u32 imm, idx, max_len;
-	int err = -EPROTO, status = 0;
+	u32 imm, idx[2], nr, i;
+	int err = -EPROTO;
 
 	if (trs_wc_failed(wc, "reply receive")) {
 		trs_clt_fail(sess, -ECONNRESET);
@@ -177,36 +218,44 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	    !(wc->wc_flags & IB_WC_WITH_IMM))
 		goto proto_err;
 	imm = be32_to_cpu(wc->ex.imm_data);
-	idx = trs_imm_slot(imm);
-	if (trs_imm_type(imm) != TRS_IMM_RSP || idx >= sess->queue_depth)
+	switch (trs_imm_type(imm)) {
+	case TRS_IMM_RSP:
+		nr = 1;
+		idx[0] = trs_imm_slot(imm);
+		status[0] = -(int)trs_imm_arg(imm);
+		break;
+	case TRS_IMM_RSP_PAIR:
+		nr = 2;
+		idx[0] = trs_imm_pair_a(imm);
+		idx[1] = trs_imm_pair_b(imm);
+		if (idx[0] == idx[1] || wc->byte_len)
+			goto proto_err;
+		break;
+	default:
 		goto proto_err;
-	slot = &sess->slots[idx];
+	}
 
 	spin_lock_irqsave(&conn->lock, flags);
 	if (conn->dead) {
-		/* being torn down: the request is failed after the drain */
+		/* being torn down: the requests are failed after the drain */
 		spin_unlock_irqrestore(&conn->lock, flags);
 		return;
 	}
-	if (!slot->io || slot->conn != conn || slot->flags & TRS_SLOT_REPLIED)
-		goto unlock;
-	max_len = slot->io->dir == DMA_FROM_DEVICE ? slot->io->data_len : 0;
-	if (wc->byte_len > max_len)
-		goto unlock;
+	for (i = 0; i < nr; i++)
+		if (!trs_clt_reply_ok(conn, idx[i], wc->byte_len, nr == 2))
+			goto unlock;
 	err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);
 	if (err)
 		goto unlock;
 	conn->stats.wrs_posted++;
-	slot->flags |= TRS_SLOT_REPLIED;
-	slot->status = -(int)trs_imm_arg(imm);
-	if (!slot->status && trs_clt_bounced(slot->io))
-		slot->status = trs_clt_bounce_copy(sess, slot, wc->byte_len);
-	io = trs_clt_advance(conn, slot);
-	status = slot->status;
+	for (i = 0; i < nr; i++)
+		io[i] = trs_clt_replied(conn, &sess->slots[idx[i]], &status[i],
+					wc->byte_len);
 unlock:
 	spin_unlock_irqrestore(&conn->lock, flags);
-	if (io)
-		trs_clt_finish(sess, io, status);
+	for (i = 0; i < ARRAY_SIZE(io); i++)
+		if (io[i])
+			trs_clt_finish(sess, io[i], status[i]);
 	if (!err)
 		return;
 	if (err != -EPROTO) {

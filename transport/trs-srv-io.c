@@ -25,9 +25,14 @@
  */
 #define TRS_SRV_SIGNAL_EVERY	16
 
-/* Post the reply of @slot; conn->lock held, a credit taken. */
+/*
+ * Post the reply of @slot, and with it that of @pair if not NULL (both
+ * zero-length successes: one TRS_IMM_RSP_PAIR message); conn->lock held,
+ * a credit taken.
+ */
 static int trs_srv_post_rsp(struct trs_srv_conn *conn,
-			    struct trs_srv_slot *slot)
+			    struct trs_srv_slot *slot,
+			    struct trs_srv_slot *pair)
 {
 	struct trs_srv_sess *sess = conn->sess;
 	bool signal = conn->unsignaled + 1 >= TRS_SRV_SIGNAL_EVERY ||
@@ -44,7 +49,10 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 			.sg_list	= &sge,
 			.num_sge	= slot->rsp_len ? 1 : 0,
 			.send_flags	= signal ? IB_SEND_SIGNALED : 0,
-			.ex.imm_data	= cpu_to_be32(slot->rsp_imm),
+			.ex.imm_data	= cpu_to_be32(pair ?
+					  trs_imm_pack_pair(pair->req.slot,
+							    slot->req.slot) :
+					  slot->rsp_imm),
 		},
 		.remote_addr	= slot->rsp_len ? slot->raddr : 0,
 		.rkey		= slot->rsp_len ? slot->rkey : 0,
@@ -57,6 +65,8 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 	 * that its next request never finds it busy.
 	 */
 	clear_bit_unlock(slot->req.slot, sess->busy);
+	if (pair)
+		clear_bit_unlock(pair->req.slot, sess->busy);
 	err = ib_post_send(conn->cm_id->qp, &wr.wr, NULL);
 	if (err)
 		return err;
@@ -70,11 +80,57 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 	return 0;
 }
 
-/* Answer the request on @slot: post now, or when the SQ has room. */
+/*
+ * Answer the request on @slot (and @pair, see trs_srv_post_rsp()): post
+ * now, or when the SQ has room; conn->lock held.
+ */
+static int trs_srv_send_rsp(struct trs_srv_conn *conn,
+			    struct trs_srv_slot *slot,
+			    struct trs_srv_slot *pair)
+{
+	struct trs_srv_sess *sess = conn->sess;
+	int err;
+
+	if (conn->dead) {
+		clear_bit_unlock(slot->req.slot, sess->busy);
+		if (pair)
+			clear_bit_unlock(pair->req.slot, sess->busy);
+		return 0;
+	}
+	if (!conn->credits) {
+		list_add_tail(&slot->wait_entry, &conn->rsp_wait);
+		if (pair)
+			list_add_tail(&pair->wait_entry, &conn->rsp_wait);
+		return 0;
+	}
+	conn->credits--;
+	err = trs_srv_post_rsp(conn, slot, pair);
+	if (err)
+		conn->credits++;
+	return err;
+}
+
+/*
+ * A zero-length success may wait for a second one to share its message,
+ * when the client takes pairs and the reply is given while the CQ's work
+ * hands out requests (the user completed the request at once): more
+ * replies are likely to follow in that batch, and the flush work queued
+ * behind the CQ's work posts a reply left alone at the end of it.
+ */
+static bool trs_srv_may_pair(struct trs_srv_conn *conn,
+			     struct trs_srv_slot *slot, int status)
+{
+	return !status && !slot->rsp_len &&
+	       conn->sess->rsp.caps & cpu_to_le32(TRS_CAP_RSP_PAIR) &&
+	       READ_ONCE(conn->poll_task) == current;
+}
+
+/* Answer the request on @slot with @status and @len data bytes. */
 static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 {
 	struct trs_srv_conn *conn = slot->conn;
 	struct trs_srv_sess *sess = slot->sess;
+	struct trs_srv_slot *pair = NULL;
 	unsigned long flags;
 	int err = 0;
 
@@ -89,20 +145,46 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 					      DMA_BIDIRECTIONAL);
 
 	spin_lock_irqsave(&conn->lock, flags);
-	if (conn->dead) {
-		clear_bit_unlock(slot->req.slot, sess->busy);
-	} else if (!conn->credits) {
-		list_add_tail(&slot->wait_entry, &conn->rsp_wait);
-	} else {
-		conn->credits--;
-		err = trs_srv_post_rsp(conn, slot);
-		if (err)
-			conn->credits++;
+	if (!conn->dead && trs_srv_may_pair(conn, slot, status)) {
+		pair = conn->held;
+		conn->held = pair ? NULL : slot;
+		if (!pair) {
+			queue_work(conn->cq->comp_wq, &conn->flush_work);
+			spin_unlock_irqrestore(&conn->lock, flags);
+			return;
+		}
 	}
+	err = trs_srv_send_rsp(conn, slot, pair);
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (err) {
 		trs_srv_err_rl(sess, "cannot post a reply: %pe\n", ERR_PTR(err));
 		trs_srv_sess_fail(sess, "reply not posted");
+	}
+}
+
+/**
+ * trs_srv_flush_work() - post a reply that found no second one to share
+ *	its message with
+ * @work: the connection's flush_work
+ */
+void trs_srv_flush_work(struct work_struct *work)
+{
+	struct trs_srv_conn *conn = container_of(work, struct trs_srv_conn,
+						 flush_work);
+	struct trs_srv_slot *slot;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&conn->lock, flags);
+	slot = conn->held;
+	conn->held = NULL;
+	if (slot)
+		err = trs_srv_send_rsp(conn, slot, NULL);
+	spin_unlock_irqrestore(&conn->lock, flags);
+	if (err) {
+		trs_srv_err_rl(conn->sess, "cannot post a reply: %pe\n",
+			       ERR_PTR(err));
+		trs_srv_sess_fail(conn->sess, "reply not posted");
 	}
 }
 
@@ -134,7 +216,7 @@ void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 					wait_entry);
 		list_del_init(&slot->wait_entry);
 		conn->credits--;
-		err = trs_srv_post_rsp(conn, slot);
+		err = trs_srv_post_rsp(conn, slot, NULL);
 		if (err)
 			conn->credits++;
 	}
@@ -247,6 +329,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		trs_srv_sess_fail(sess, "receive failed");
 		return;
 	}
+	WRITE_ONCE(conn->poll_task, current);
 	spin_lock_irqsave(&conn->lock, flags);
 	if (!conn->dead)
 		err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);

@@ -274,10 +274,13 @@ static void trs_srv_close_work(struct work_struct *work)
 	if (sess->user_open)
 		sess->ctx->ops->sess_close(sess, sess->priv);
 
-	for (i = 0; i < sess->conn_cnt; i++)
-		if (sess->conns[i])
-			trs_qp_destroy(sess->conns[i]->cm_id,
-				       sess->conns[i]->cq);
+	for (i = 0; i < sess->conn_cnt; i++) {
+		if (!sess->conns[i])
+			continue;
+		/* every request is answered: no reply can be held any more */
+		cancel_work_sync(&sess->conns[i]->flush_work);
+		trs_qp_destroy(sess->conns[i]->cm_id, sess->conns[i]->cq);
+	}
 	trs_srv_dev_free(sess);
 	for (i = 0; i < sess->conn_cnt; i++) {
 		if (!sess->conns[i])
@@ -422,6 +425,7 @@ static struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_sess *sess,
 	spin_lock_init(&conn->lock);
 	conn->credits = qd;
 	INIT_LIST_HEAD(&conn->rsp_wait);
+	INIT_WORK(&conn->flush_work, trs_srv_flush_work);
 
 	err = trs_qp_create(cm_id, sess->pd, conn, idx, &attr, &conn->cq);
 	if (err)

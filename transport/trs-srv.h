@@ -54,11 +54,15 @@ struct trs_srv_ctx {
  * @cq: completion queue, polled from a workqueue
  * @recv_cqe: completion of the zero-length receives taking requests
  * @rsp_cqe: completion of replies
- * @lock: guards @dead, @credits, @rsp_wait, @unsignaled, @sig_head,
- *	@sig_tail, @sig_covers and every post to the QP
+ * @poll_task: the task that last took a request from @cq (the CQ's work)
+ * @flush_work: posts @held once the CQ's work has taken what it had
+ * @lock: guards @dead, @credits, @rsp_wait, @held, @unsignaled,
+ *	@sig_head, @sig_tail, @sig_covers and every post to the QP
  * @dead: teardown started; nothing may be posted any more
  * @credits: replies the send queue can still take
  * @rsp_wait: slots whose reply waits for a credit
+ * @held: slot whose zero-length success reply waits for a second one to
+ *	share its message (TRS_IMM_RSP_PAIR), or for @flush_work
  * @unsignaled: replies posted unsignaled since the last signaled one
  * @sig_head: oldest signaled reply not completed yet, in @sig_covers
  * @sig_tail: where the next signaled reply goes in @sig_covers
@@ -74,10 +78,13 @@ struct trs_srv_conn {
 	struct ib_cq		*cq;
 	struct ib_cqe		recv_cqe;
 	struct ib_cqe		rsp_cqe;
+	struct task_struct	*poll_task;
+	struct work_struct	flush_work;
 	spinlock_t		lock;	/* see above */
 	bool			dead;
 	u32			credits;
 	struct list_head	rsp_wait;
+	struct trs_srv_slot	*held;
 	u32			unsignaled;
 	u32			sig_head;
 	u32			sig_tail;
@@ -215,6 +222,7 @@ void trs_srv_sess_fail(struct trs_srv_sess *sess, const char *why);
 /* trs-srv-io.c */
 void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc);
+void trs_srv_flush_work(struct work_struct *work);
 void trs_srv_table_done(struct ib_cq *cq, struct ib_wc *wc);
 int trs_srv_send_chunks(struct trs_srv_sess *sess);
 

@@ -19,10 +19,14 @@
 
 #define TRS_MAGIC		0x7e5b
 #define TRS_PROTO_VER_MAJOR	1
-#define TRS_PROTO_VER_MINOR	0
+#define TRS_PROTO_VER_MINOR	1
 
-/* Capability bits exchanged in the handshake (none defined yet). */
-#define TRS_CAPS_KNOWN		0u
+/*
+ * Capability bits exchanged in the handshake.
+ * TRS_CAP_RSP_PAIR: the client takes TRS_IMM_RSP_PAIR replies (minor 1).
+ */
+#define TRS_CAP_RSP_PAIR	0x1u
+#define TRS_CAPS_KNOWN		TRS_CAP_RSP_PAIR
 
 /*
  * Chunk layout: each server chunk is TRS_HDR_AREA bytes of header area
@@ -50,6 +54,16 @@
  *  type TRS_IMM_REQ (client -> server): arg = header length in bytes.
  *  type TRS_IMM_RSP (server -> client): arg = status, an errno magnitude
  *                                       (0 = success).
+ *
+ * A zero-length reply can answer two requests that both succeeded and
+ * read nothing (TRS_CAP_RSP_PAIR):
+ *
+ *   31    28 27             14 13              0
+ *  +--------+-----------------+-----------------+
+ *  |  type  |     slot A      |     slot B      |
+ *  +--------+-----------------+-----------------+
+ *
+ *  type TRS_IMM_RSP_PAIR (server -> client): slots A and B, status 0.
  */
 #define TRS_IMM_TYPE_SHIFT	28
 #define TRS_IMM_TYPE_BITS	4
@@ -60,6 +74,9 @@
 
 #define TRS_IMM_REQ		0x1
 #define TRS_IMM_RSP		0x2
+#define TRS_IMM_RSP_PAIR	0x3
+
+#define TRS_IMM_PAIR_BITS	14
 
 #define TRS_IMM_MASK(bits)	((1u << (bits)) - 1)
 
@@ -90,6 +107,26 @@ static inline u32 trs_imm_slot(u32 imm)
 static inline u32 trs_imm_arg(u32 imm)
 {
 	return (imm >> TRS_IMM_ARG_SHIFT) & TRS_IMM_MASK(TRS_IMM_ARG_BITS);
+}
+
+static inline u32 trs_imm_pack_pair(u32 slot_a, u32 slot_b)
+{
+	BUILD_BUG_ON(2 * TRS_IMM_PAIR_BITS != TRS_IMM_TYPE_SHIFT);
+	BUILD_BUG_ON(TRS_MAX_QUEUE_DEPTH > (1u << TRS_IMM_PAIR_BITS));
+
+	return TRS_IMM_RSP_PAIR << TRS_IMM_TYPE_SHIFT |
+	       (slot_a & TRS_IMM_MASK(TRS_IMM_PAIR_BITS)) << TRS_IMM_PAIR_BITS |
+	       (slot_b & TRS_IMM_MASK(TRS_IMM_PAIR_BITS));
+}
+
+static inline u32 trs_imm_pair_a(u32 imm)
+{
+	return (imm >> TRS_IMM_PAIR_BITS) & TRS_IMM_MASK(TRS_IMM_PAIR_BITS);
+}
+
+static inline u32 trs_imm_pair_b(u32 imm)
+{
+	return imm & TRS_IMM_MASK(TRS_IMM_PAIR_BITS);
 }
 
 /**

@@ -2,7 +2,8 @@
 # desc: the wire cost of an IO is what the protocol says, exactly: RDMA
 #       packets per 4k/128k read/write at MTU 1024 on the rxe device, two
 #       RDMA messages per IO, never an RDMA READ, and the WRs the client
-#       transport posts per IO (Documentation/transport-protocol.rst)
+#       transport posts per IO (Documentation/transport-protocol.rst); under
+#       load, write replies are paired
 # boot: shared
 # timeout: 300
 rnbd_setup
@@ -70,5 +71,30 @@ wire write-128k 128k 50 133 3 2-4
 # 128k read: request 1, reply 128 packets (again 2 ACKs), ACK.  Too big
 # for the bounce buffer: REG_MR, WRITE_WITH_IMM, LOCAL_INV, receive.
 wire read-128k 128k 50 132 3 4
+
+# Under load two write replies can share one message (TRS_IMM_RSP_PAIR).
+# A 4k write's request is still 5 packets and an ACK; each reply message
+# is 1 packet and an ACK, and answers one or two writes.
+h=/tmp/wire-pair.hist
+sync
+s0=$(rxe_sent_pkts)
+q0=$(sess_sum wire requests)
+rxe_opcode_hist_start
+fio --name=pair --filename="/dev/$dev" --ioengine=libaio --direct=1 \
+	--rw=randwrite --bs=4k --iodepth=32 --number_ios=3000 --size=60M \
+	--norandommap --randrepeat=0 >/tmp/fio-pair.out 2>&1 ||
+	{ cat /tmp/fio-pair.out; die "fio QD32 writes"; }
+rxe_opcode_hist_stop "$h"
+s1=$(rxe_sent_pkts)
+q1=$(sess_sum wire requests)
+n=$((q1 - q0))
+r=$(rxe_opcode_count "$h" 11)
+log "QD32 4k writes: $n requests, $r reply messages, $((s1 - s0)) packets"
+[ "$n" -ge 3000 ] || die "QD32 writes: only $n requests"
+expect_eq "QD32 writes: request messages" \
+	"$(rxe_opcode_count "$h" 6)" "$n"
+expect_eq "QD32 writes: packets" $((s1 - s0)) $((6 * n + 2 * r))
+[ "$r" -lt "$n" ] || die "QD32 writes: no reply was paired ($r replies, $n writes)"
+[ $((2 * r)) -ge "$n" ] || die "QD32 writes: $r replies cannot answer $n writes"
 rxe_opcode_probe_remove
 unmap_dev "$dev"

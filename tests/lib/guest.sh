@@ -200,11 +200,17 @@ conn_stat() {
 	cat /sys/class/rtrs-client/"$1"/paths/*/conns/"$2"/"$3"
 }
 
+# sess_sum SESS FILE: a per-connection counter of a client session, summed
+# over its connections.
+sess_sum() {
+	cat /sys/class/rtrs-client/"$1"/paths/*/conns/*/"$2" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
 # sess_wrs SESS: work requests the client transport posted on all the
 # connections of a session (sum of their wrs_posted counters).
 sess_wrs() {
-	cat /sys/class/rtrs-client/"$1"/paths/*/conns/*/wrs_posted |
-		awk '{ s += $1 } END { print s + 0 }'
+	sess_sum "$1" wrs_posted
 }
 
 # sha_dev DEV BYTES: checksum of the first BYTES of a device, read directly.
