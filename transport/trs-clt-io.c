@@ -82,6 +82,7 @@ static struct trs_clt_io *trs_clt_advance(struct trs_clt_conn *conn,
 		return NULL;
 	}
 	slot->io = NULL;
+	conn->inflight--;
 	return io;
 }
 
@@ -336,6 +337,10 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	}
 
 	memset(req, 0, sizeof(*req));
+	/* a reply may then wait for a second one to share its message */
+	if (conn->inflight &&
+	    sess->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_RSP_PAIR))
+		req->flags = TRS_REQ_F_MORE;
 	req->data_len = cpu_to_le32(io->data_len);
 	memcpy(req + 1, io->usr_hdr, io->usr_len);
 	sge[0].addr = slot->hdr_dma;
@@ -400,6 +405,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		slot->io = NULL;
 		goto unmap;
 	}
+	conn->inflight++;
 	if (err) {
 		/*
 		 * Part of the chain is posted: the request is in flight until

@@ -65,9 +65,10 @@ struct trs_clt_stats {
  * @cm_err: result of the last connect step
  * @cm_done: the last connect step finished
  * @established: the connection reached ESTABLISHED (so it must be drained)
- * @lock: guards @dead, @stats, the state of the slots whose request is on
- *	this connection, and every post to the QP
+ * @lock: guards @dead, @inflight, @stats, the state of the slots whose
+ *	request is on this connection, and every post to the QP
  * @dead: teardown started; nothing may be posted any more
+ * @inflight: requests posted on this connection and not complete
  * @stats: counters
  *
  * @cm_err, @cm_done and @established are guarded by the session's
@@ -85,6 +86,7 @@ struct trs_clt_conn {
 	bool			established;
 	spinlock_t		lock;	/* see above */
 	bool			dead;
+	u32			inflight;
 	struct trs_clt_stats	stats;
 };
 

@@ -111,17 +111,17 @@ static int trs_srv_send_rsp(struct trs_srv_conn *conn,
 }
 
 /*
- * A zero-length success may wait for a second one to share its message,
- * when the client takes pairs and the reply is given while the CQ's work
- * hands out requests (the user completed the request at once): more
- * replies are likely to follow in that batch, and the flush work queued
- * behind the CQ's work posts a reply left alone at the end of it.
+ * A zero-length success may wait for a second one to share its message
+ * when the client takes pairs and has other requests in flight on the
+ * connection, and the reply is given while the CQ's work hands out
+ * requests (the user completed the request at once): more replies are
+ * likely to follow in that batch, and the flush work queued behind the
+ * CQ's work posts a reply left alone at the end of it.
  */
 static bool trs_srv_may_pair(struct trs_srv_conn *conn,
 			     struct trs_srv_slot *slot, int status)
 {
-	return !status && !slot->rsp_len &&
-	       conn->sess->rsp.caps & cpu_to_le32(TRS_CAP_RSP_PAIR) &&
+	return !status && !slot->rsp_len && slot->more &&
 	       READ_ONCE(conn->poll_task) == current;
 }
 
@@ -252,6 +252,12 @@ void trs_srv_resp(struct trs_srv_req *req, int status, u32 len)
 }
 EXPORT_SYMBOL_GPL(trs_srv_resp);
 
+/* The client takes paired replies (and may flag its requests). */
+static bool trs_srv_pairs(const struct trs_srv_sess *sess)
+{
+	return sess->rsp.caps & cpu_to_le32(TRS_CAP_RSP_PAIR);
+}
+
 /*
  * Check a request header of @hdr_len bytes that arrived in a write of
  * @byte_len bytes, and fill slot->req.  The client may rewrite the chunk at
@@ -274,8 +280,11 @@ static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 	memcpy(&req, hdr, sizeof(req));
 	data_len = le32_to_cpu(req.data_len);
 	if (!trs_is_zero(req.reserved0, sizeof(req.reserved0)) ||
-	    req.reserved1 || data_len > sess->max_io_size)
+	    req.reserved1 || data_len > sess->max_io_size ||
+	    req.flags & ~TRS_REQ_F_KNOWN ||
+	    (req.flags && !trs_srv_pairs(sess)))
 		return -EINVAL;
+	slot->more = req.flags & TRS_REQ_F_MORE;
 
 	switch (req.dir) {
 	case TRS_DIR_NONE:

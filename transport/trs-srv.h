@@ -101,6 +101,7 @@ struct trs_srv_conn {
  * @mr: MR covering @buf, registered once for the session
  * @raddr: READ: client buffer
  * @rkey: READ: its remote key
+ * @more: the client has other requests in flight on the connection
  * @rsp_imm: immediate data of the reply
  * @rsp_len: data bytes of the reply
  * @wait_entry: on conn->rsp_wait
@@ -121,6 +122,7 @@ struct trs_srv_slot {
 	struct ib_mr		*mr;
 	u64			raddr;
 	u32			rkey;
+	bool			more;
 	u32			rsp_imm;
 	u32			rsp_len;
 	struct list_head	wait_entry;

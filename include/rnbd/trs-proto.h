@@ -223,10 +223,20 @@ struct trs_msg_chunks {
 #define TRS_DIR_WRITE		1	/* data follows the header in the chunk */
 #define TRS_DIR_READ		2	/* server writes data to @addr/@rkey */
 
+/*
+ * Request flags carried in struct trs_msg_req.flags (TRS_CAP_RSP_PAIR):
+ * TRS_REQ_F_MORE: other requests of the client are in flight on this
+ * connection, so the reply may wait a little for a second one to share
+ * its message; without it the reply goes alone at once.
+ */
+#define TRS_REQ_F_MORE		0x1
+#define TRS_REQ_F_KNOWN		TRS_REQ_F_MORE
+
 /**
  * struct trs_msg_req - transport request header, first bytes of the header
  * written into a chunk; the user header follows it directly
  * @dir: TRS_DIR_*
+ * @flags: TRS_REQ_F_*; zero unless TRS_CAP_RSP_PAIR was negotiated
  * @reserved0: zero
  * @data_len: bytes of data written (WRITE) or wanted (READ); 0 for NONE
  * @addr: READ only: client buffer address the server writes to, else 0
@@ -235,7 +245,8 @@ struct trs_msg_chunks {
  */
 struct trs_msg_req {
 	u8	dir;
-	u8	reserved0[3];
+	u8	flags;
+	u8	reserved0[2];
 	__le32	data_len;
 	__le64	addr;
 	__le32	rkey;
