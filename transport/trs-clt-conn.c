@@ -261,19 +261,23 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 	struct trs_qp_attr attr = {
 		/*
 		 * A request puts at most REG_MR, RDMA_WRITE_WITH_IMM and
-		 * LOCAL_INV in the send queue, and done() runs only after its
-		 * last WR (WRITE or LOCAL_INV) completed signaled, which
-		 * retires all three before the slot can be reused.  At most @qd requests
-		 * (one per slot) are on one connection: 3 * qd, plus the drain
-		 * WR.  Each reply consumes a receive: qd, plus the chunk table
-		 * on connection 0, plus the drain WR.
+		 * LOCAL_INV in the send queue; conn->sq_free counts entries
+		 * until a signaled completion retires them, and a request
+		 * finding fewer than three waits (-EAGAIN).  Room for @qd
+		 * requests (one per slot) and TRS_CLT_SIGNAL_EVERY retired
+		 * late, plus the drain WR.  Each reply consumes a receive:
+		 * qd, plus the chunk table on connection 0, plus the drain WR.
 		 */
-		.send_wr	= 3 * qd + 1,
+		.send_wr	= 3 * qd + TRS_CLT_SIGNAL_EVERY + 1,
 		.recv_wr	= qd + 1 + !conn->idx,
 		.send_sge	= sess->max_send_sge,
 		.poll_ctx	= IB_POLL_SOFTIRQ,
 	};
 
+	conn->sq_free = attr.send_wr - 1;
+	conn->sq_posted = 0;
+	conn->sq_retired = 0;
+	conn->unsignaled = 0;
 	return trs_qp_create(conn->cm_id, sess->pd, conn, conn->idx, &attr,
 			     &conn->cq);
 }

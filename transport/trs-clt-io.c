@@ -9,12 +9,13 @@
  * send SGEs).  The server answers with an RDMA_WRITE_WITH_IMM carrying slot
  * and status in the immediate; a small read's data arrives with it in the
  * bounce buffer and is copied to the request's pages.
- * done() runs once the reply arrived and the request's last send WR
- * completed: its WRITE, or with an MR the LOCAL_INV posted after the reply
- * (the WRITE is unsignaled then: completions come in send queue order, so
- * the LOCAL_INV's completes it too).  From then on neither the server nor
- * the HCA touches the request's memory, and all of its send WRs are
- * retired (see trs_clt_conn_create_qp()).
+ * done() runs once the reply arrived and, with an MR, the LOCAL_INV posted
+ * after the reply completed.  From then on neither the server nor the HCA
+ * touches the request's memory: the server answers only after it received
+ * the whole request.  Most WRs are unsignaled: a signaled completion
+ * retires every WR posted before it (completions come in send queue
+ * order), and conn->sq_free keeps the WRs not known to be retired within
+ * the send queue (see trs_clt_conn_create_qp()).
  *
  * Slot progress (slot->flags) is guarded by the lock of the connection the
  * request was posted on; its completions arrive on that connection's CQ.
@@ -51,6 +52,7 @@ static int trs_clt_post_inv(struct trs_clt_conn *conn,
 	};
 	int err;
 
+	/* its send queue entry was reserved with the request */
 	err = ib_post_send(conn->cm_id->qp, &wr, NULL);
 	if (err) {
 		trs_clt_err_rl(conn->sess, "cannot invalidate an MR: %pe\n",
@@ -58,6 +60,7 @@ static int trs_clt_post_inv(struct trs_clt_conn *conn,
 		trs_clt_fail(conn->sess, err);
 		return err;
 	}
+	slot->inv_seq = ++conn->sq_posted;
 	slot->flags |= TRS_SLOT_INV;
 	conn->stats.wrs_posted++;
 	return 0;
@@ -87,11 +90,23 @@ static struct trs_clt_io *trs_clt_advance(struct trs_clt_conn *conn,
 }
 
 /*
- * A completion of the request on @slot: set and clear slot->flags, then
- * finish the request if that was its last event.
+ * A signaled WR completed, and with it every WR before it: @seq is
+ * conn->sq_posted as of its post; conn->lock held.
+ */
+static void trs_clt_sq_retire(struct trs_clt_conn *conn, u32 seq)
+{
+	conn->sq_free += seq - conn->sq_retired;
+	conn->sq_retired = seq;
+}
+
+/*
+ * A signaled completion of the request on @slot, the WR posted as number
+ * *@seq: set and clear slot->flags, then finish the request if that was
+ * its last event.
  */
 static void trs_clt_slot_event(struct ib_cq *cq, struct trs_clt_slot *slot,
-			       unsigned int set, unsigned int clear)
+			       const u32 *seq, unsigned int set,
+			       unsigned int clear)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
 	struct trs_clt_io *io = NULL;
@@ -99,6 +114,7 @@ static void trs_clt_slot_event(struct ib_cq *cq, struct trs_clt_slot *slot,
 	int status = 0;
 
 	spin_lock_irqsave(&conn->lock, flags);
+	trs_clt_sq_retire(conn, *seq);
 	if (!WARN_ON_ONCE(!slot->io || slot->conn != conn)) {
 		slot->flags = (slot->flags | set) & ~clear;
 		io = trs_clt_advance(conn, slot);
@@ -121,25 +137,27 @@ static void trs_clt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 static void trs_clt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
+	struct trs_clt_slot *slot;
 
 	if (trs_wc_failed(wc, "request")) {
 		trs_clt_fail(conn->sess, -ECONNRESET);
 		return;
 	}
-	trs_clt_slot_event(cq, container_of(wc->wr_cqe, struct trs_clt_slot,
-					    send_cqe), TRS_SLOT_SENT, 0);
+	slot = container_of(wc->wr_cqe, struct trs_clt_slot, send_cqe);
+	trs_clt_slot_event(cq, slot, &slot->send_seq, TRS_SLOT_SENT, 0);
 }
 
 static void trs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
+	struct trs_clt_slot *slot;
 
 	if (trs_wc_failed(wc, "local invalidate")) {
 		trs_clt_fail(conn->sess, -ECONNRESET);
 		return;
 	}
-	trs_clt_slot_event(cq, container_of(wc->wr_cqe, struct trs_clt_slot,
-					    inv_cqe), 0, TRS_SLOT_MR);
+	slot = container_of(wc->wr_cqe, struct trs_clt_slot, inv_cqe);
+	trs_clt_slot_event(cq, slot, &slot->inv_seq, 0, TRS_SLOT_MR);
 }
 
 /* Copy the @len bytes the server wrote to the bounce buffer to the read. */
@@ -330,6 +348,9 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	bool bounce = trs_clt_bounced(io);
 	int nents = 0, err = 0;
 
+	/* room for the most a request takes: REG_MR, WRITE and LOCAL_INV */
+	if (conn->sq_free < 3)
+		return -EAGAIN;
 	if (io->dir != DMA_NONE && !bounce) {
 		nents = ib_dma_map_sg(dev, io->sgl, io->sg_cnt, io->dir);
 		if (!nents)
@@ -398,12 +419,26 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		/* the LOCAL_INV's completion will stand for the WRITE's */
 		wr.wr.send_flags = 0;
 		slot->flags = TRS_SLOT_MR | TRS_SLOT_SENT;
+	} else if (conn->unsignaled + 1 < TRS_CLT_SIGNAL_EVERY &&
+		   conn->sq_free > TRS_CLT_SIGNAL_EVERY + 3) {
+		/* the reply will complete the request */
+		wr.wr.send_flags = 0;
+		slot->flags = TRS_SLOT_SENT;
 	}
 	slot->status = 0;
 	err = ib_post_send(conn->cm_id->qp, first, &bad_wr);
 	if (err && bad_wr == first) {
 		slot->io = NULL;
 		goto unmap;
+	}
+	/* with an MR, the entry of the LOCAL_INV to come is reserved */
+	conn->sq_free -= reg.mr ? 3 : 1;
+	conn->sq_posted += reg.mr ? 2 : 1;
+	if (wr.wr.send_flags) {
+		slot->send_seq = conn->sq_posted;
+		conn->unsignaled = 0;
+	} else if (!reg.mr) {
+		conn->unsignaled++;
 	}
 	conn->inflight++;
 	if (err) {
@@ -456,8 +491,9 @@ static bool trs_clt_io_ok(struct trs_clt_sess *sess, unsigned int conn,
  *
  * Return: 0 if submitted; otherwise done() is not called and the error
  * is -EINVAL (bad @conn or @io, or data the MR cannot map), -ENOTCONN
- * (session not connected), -EBUSY (slot in use) or -EIO (DMA mapping or
- * post failed).
+ * (session not connected), -EBUSY (slot in use), -EAGAIN (the send queue
+ * is full until a completion retires WRs: retry later) or -EIO (DMA
+ * mapping or post failed).
  */
 int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 		    struct trs_clt_io *io)

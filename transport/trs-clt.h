@@ -33,6 +33,13 @@
  * arrives: no REG_MR and no LOCAL_INV, so the reply completes the read.
  */
 #define TRS_CLT_BOUNCE_SIZE	SZ_4K
+/*
+ * A request that needs no MR is answered by the server's reply alone: its
+ * RDMA_WRITE_WITH_IMM is unsignaled, except every TRS_CLT_SIGNAL_EVERY-th
+ * and every one while the send queue is nearly full, whose completion
+ * retires the unsignaled WRs before it (send queue order).
+ */
+#define TRS_CLT_SIGNAL_EVERY	16u
 
 enum trs_clt_state {
 	TRS_CLT_CONNECTING,	/* trs_clt_open() is setting it up */
@@ -65,10 +72,16 @@ struct trs_clt_stats {
  * @cm_err: result of the last connect step
  * @cm_done: the last connect step finished
  * @established: the connection reached ESTABLISHED (so it must be drained)
- * @lock: guards @dead, @inflight, @stats, the state of the slots whose
- *	request is on this connection, and every post to the QP
+ * @lock: guards @dead, @inflight, the send queue accounting below, @stats,
+ *	the state of the slots whose request is on this connection, and every
+ *	post to the QP
  * @dead: teardown started; nothing may be posted any more
  * @inflight: requests posted on this connection and not complete
+ * @sq_free: send queue entries neither holding a WR that is not retired
+ *	nor reserved for a LOCAL_INV still to post
+ * @sq_posted: WRs posted, counted modulo 2^32
+ * @sq_retired: @sq_posted as of the last signaled WR that completed
+ * @unsignaled: request WRITEs posted unsignaled since the last signaled one
  * @stats: counters
  *
  * @cm_err, @cm_done and @established are guarded by the session's
@@ -87,6 +100,10 @@ struct trs_clt_conn {
 	spinlock_t		lock;	/* see above */
 	bool			dead;
 	u32			inflight;
+	u32			sq_free;
+	u32			sq_posted;
+	u32			sq_retired;
+	u32			unsignaled;
 	struct trs_clt_stats	stats;
 };
 
@@ -114,8 +131,10 @@ struct trs_clt_conn {
  * @bounce_mr: MR over @bounce, registered for remote write from the
  *	session's setup to its teardown
  * @reg_cqe: completion of the REG_MR WRs (unsignaled: errors only)
- * @send_cqe: completion of the RDMA_WRITE_WITH_IMM WR
+ * @send_cqe: completion of the RDMA_WRITE_WITH_IMM WR (when signaled)
  * @inv_cqe: completion of the LOCAL_INV WR
+ * @send_seq: conn->sq_posted after the signaled WRITE of the request
+ * @inv_seq: conn->sq_posted after its LOCAL_INV
  */
 struct trs_clt_slot {
 	struct trs_clt_sess	*sess;
@@ -134,6 +153,8 @@ struct trs_clt_slot {
 	struct ib_cqe		reg_cqe;
 	struct ib_cqe		send_cqe;
 	struct ib_cqe		inv_cqe;
+	u32			send_seq;
+	u32			inv_seq;
 };
 
 struct trs_clt_kobj;

@@ -38,11 +38,14 @@ def main():
         rows.append((tgt, rep, n, iops, cnt))
     print("per IO           " + "".join(f"{t + '.' + r:>12}" for t, r, *_ in rows))
     print("iops             " + "".join(f"{i:12.0f}" for _, _, _, i, _ in rows))
-    print("cpu_busy_us      " + "".join(
-        f"{c['cpu_busy_ticks'] * 1e6 / HZ / max(n, 1):12.1f}"
-        for _, _, n, _, c in rows))
     for k in keys:
-        if k in ("cpu_busy_ticks", "cpu_idle_ticks"):
+        if k.endswith("_busy_ticks"):
+            # CPU time per IO, all CPUs and each one
+            print(f"{k[:-6] + '_us':<17}" + "".join(
+                f"{c.get(k, 0) * 1e6 / HZ / max(n, 1):12.1f}"
+                for _, _, n, _, c in rows))
+    for k in keys:
+        if k.endswith("_ticks"):
             continue
         vals = [c.get(k, 0) / max(n, 1) for _, _, n, _, c in rows]
         if max(vals) < 0.005:

@@ -37,6 +37,7 @@ sed -e "s/^runtime=.*/runtime=$RUNTIME/" -e 's/^ramp_time=.*/ramp_time=0/' \
 counters() {
 	awk '/^cpu / { print "cpu_busy_ticks", $2 + $3 + $4 + $7 + $8;
 		       print "cpu_idle_ticks", $5 + $6 }
+	     /^cpu[0-9]+ / { print $1 "_busy_ticks", $2 + $3 + $4 + $7 + $8 }
 	     /^ctxt / { print "ctxt", $2 }
 	     /^intr / { print "intr", $2 }' /proc/stat
 	awk 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i;
