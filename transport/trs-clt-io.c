@@ -175,11 +175,11 @@ static int trs_clt_bounce_copy(struct trs_clt_sess *sess,
 
 /*
  * Can the reply just received on @conn, which wrote @len bytes, answer the
- * request on slot @idx?  A paired reply never answers a read: it carries no
+ * request on slot @idx?  A batch reply never answers a read: it carries no
  * data.
  */
 static bool trs_clt_reply_ok(struct trs_clt_conn *conn, u32 idx, u32 len,
-			     bool paired)
+			     bool batch)
 {
 	struct trs_clt_sess *sess = conn->sess;
 	struct trs_clt_slot *slot;
@@ -191,7 +191,7 @@ static bool trs_clt_reply_ok(struct trs_clt_conn *conn, u32 idx, u32 len,
 	if (!slot->io || slot->conn != conn || slot->flags & TRS_SLOT_REPLIED)
 		return false;
 	read = slot->io->dir == DMA_FROM_DEVICE;
-	if (read && paired)
+	if (read && batch)
 		return false;
 	return len <= (read ? slot->io->data_len : 0);
 }
@@ -215,18 +215,19 @@ static struct trs_clt_io *trs_clt_replied(struct trs_clt_conn *conn,
 
 /*
  * A reply: zero-length receive of an RDMA_WRITE_WITH_IMM from the server,
- * answering one request (TRS_IMM_RSP) or two (TRS_IMM_RSP_PAIR).  Anything
- * that is not a reply to requests in flight on this connection is a
- * protocol error and closes the session.
+ * answering one request (TRS_IMM_RSP) or several (TRS_IMM_RSP_BATCH).
+ * Anything that is not a reply to requests in flight on this connection is
+ * a protocol error and closes the session.
  */
 void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
 	struct trs_clt_sess *sess = conn->sess;
-	struct trs_clt_io *io[2] = {};
-	int status[2] = {};
-	unsigned long flags;
-	u32 imm, idx[2], nr, i;
+	struct trs_clt_io *io[TRS_RSP_BATCH_MAX] = {};
+	int status[TRS_RSP_BATCH_MAX] = {};
+	u32 idx[TRS_RSP_BATCH_MAX];
+	unsigned long flags, mask;
+	u32 imm, nr, i, bit;
 	int err = -EPROTO;
 
 	if (trs_wc_failed(wc, "reply receive")) {
@@ -243,12 +244,14 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		idx[0] = trs_imm_slot(imm);
 		status[0] = -(int)trs_imm_arg(imm);
 		break;
-	case TRS_IMM_RSP_PAIR:
-		nr = 2;
-		idx[0] = trs_imm_pair_a(imm);
-		idx[1] = trs_imm_pair_b(imm);
-		if (idx[0] == idx[1] || wc->byte_len)
+	case TRS_IMM_RSP_BATCH:
+		mask = trs_imm_batch_mask(imm);
+		if (!mask || wc->byte_len)
 			goto proto_err;
+		nr = 1;
+		idx[0] = trs_imm_batch_base(imm);
+		for_each_set_bit(bit, &mask, TRS_IMM_BATCH_BITS)
+			idx[nr++] = idx[0] + 1 + bit;
 		break;
 	default:
 		goto proto_err;
@@ -261,7 +264,7 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	for (i = 0; i < nr; i++)
-		if (!trs_clt_reply_ok(conn, idx[i], wc->byte_len, nr == 2))
+		if (!trs_clt_reply_ok(conn, idx[i], wc->byte_len, nr > 1))
 			goto unlock;
 	err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);
 	if (err)
@@ -272,7 +275,7 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					wc->byte_len);
 unlock:
 	spin_unlock_irqrestore(&conn->lock, flags);
-	for (i = 0; i < ARRAY_SIZE(io); i++)
+	for (i = 0; i < nr; i++)
 		if (io[i])
 			trs_clt_finish(sess, io[i], status[i]);
 	if (!err)
@@ -360,7 +363,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	memset(req, 0, sizeof(*req));
 	/* a reply may then wait for a second one to share its message */
 	if (conn->inflight &&
-	    sess->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_RSP_PAIR))
+	    sess->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_RSP_BATCH))
 		req->flags = TRS_REQ_F_MORE;
 	req->data_len = cpu_to_le32(io->data_len);
 	memcpy(req + 1, io->usr_hdr, io->usr_len);

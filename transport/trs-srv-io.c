@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include "trs-srv.h"
 
 /*
@@ -25,14 +26,35 @@
  */
 #define TRS_SRV_SIGNAL_EVERY	16
 
+/* The slot @mask bit @bit names in a batch reply based at @slot. */
+static struct trs_srv_slot *trs_srv_batch_slot(struct trs_srv_slot *slot,
+					       unsigned int bit)
+{
+	return &slot->sess->slots[slot->req.slot + 1 + bit];
+}
+
+/* The replies of @slot and of the slots in @mask are posted or dropped. */
+static void trs_srv_release(struct trs_srv_slot *slot, unsigned long mask)
+{
+	unsigned int bit;
+
+	/*
+	 * The client reuses a slot only after it got the reply, and by then
+	 * the HCA has read the chunk: free the slot before posting so that
+	 * its next request never finds it busy.
+	 */
+	clear_bit_unlock(slot->req.slot, slot->sess->busy);
+	for_each_set_bit(bit, &mask, TRS_IMM_BATCH_BITS)
+		clear_bit_unlock(slot->req.slot + 1 + bit, slot->sess->busy);
+}
+
 /*
- * Post the reply of @slot, and with it that of @pair if not NULL (both
- * zero-length successes: one TRS_IMM_RSP_PAIR message); conn->lock held,
- * a credit taken.
+ * Post the reply of @slot, or with a non-zero @mask one TRS_IMM_RSP_BATCH
+ * message answering @slot and the slots @mask names (all zero-length
+ * successes); conn->lock held, a credit taken.
  */
 static int trs_srv_post_rsp(struct trs_srv_conn *conn,
-			    struct trs_srv_slot *slot,
-			    struct trs_srv_slot *pair)
+			    struct trs_srv_slot *slot, unsigned long mask)
 {
 	struct trs_srv_sess *sess = conn->sess;
 	bool signal = conn->unsignaled + 1 >= TRS_SRV_SIGNAL_EVERY ||
@@ -49,9 +71,9 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 			.sg_list	= &sge,
 			.num_sge	= slot->rsp_len ? 1 : 0,
 			.send_flags	= signal ? IB_SEND_SIGNALED : 0,
-			.ex.imm_data	= cpu_to_be32(pair ?
-					  trs_imm_pack_pair(pair->req.slot,
-							    slot->req.slot) :
+			.ex.imm_data	= cpu_to_be32(mask ?
+					  trs_imm_pack_batch(slot->req.slot,
+							     mask) :
 					  slot->rsp_imm),
 		},
 		.remote_addr	= slot->rsp_len ? slot->raddr : 0,
@@ -59,14 +81,7 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 	};
 	int err;
 
-	/*
-	 * The client reuses the slot only after it got this reply, and by
-	 * then the HCA has read the chunk: free the slot before posting so
-	 * that its next request never finds it busy.
-	 */
-	clear_bit_unlock(slot->req.slot, sess->busy);
-	if (pair)
-		clear_bit_unlock(pair->req.slot, sess->busy);
+	trs_srv_release(slot, mask);
 	err = ib_post_send(conn->cm_id->qp, &wr.wr, NULL);
 	if (err)
 		return err;
@@ -81,44 +96,80 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 }
 
 /*
- * Answer the request on @slot (and @pair, see trs_srv_post_rsp()): post
- * now, or when the SQ has room; conn->lock held.
+ * Answer the request on @slot (and those in @mask, see trs_srv_post_rsp()):
+ * post now, or when the SQ has room; conn->lock held.
  */
 static int trs_srv_send_rsp(struct trs_srv_conn *conn,
-			    struct trs_srv_slot *slot,
-			    struct trs_srv_slot *pair)
+			    struct trs_srv_slot *slot, unsigned long mask)
 {
-	struct trs_srv_sess *sess = conn->sess;
+	unsigned int bit;
 	int err;
 
 	if (conn->dead) {
-		clear_bit_unlock(slot->req.slot, sess->busy);
-		if (pair)
-			clear_bit_unlock(pair->req.slot, sess->busy);
+		trs_srv_release(slot, mask);
 		return 0;
 	}
 	if (!conn->credits) {
+		/* each waits alone */
 		list_add_tail(&slot->wait_entry, &conn->rsp_wait);
-		if (pair)
-			list_add_tail(&pair->wait_entry, &conn->rsp_wait);
+		for_each_set_bit(bit, &mask, TRS_IMM_BATCH_BITS)
+			list_add_tail(&trs_srv_batch_slot(slot, bit)->wait_entry,
+				      &conn->rsp_wait);
 		return 0;
 	}
 	conn->credits--;
-	err = trs_srv_post_rsp(conn, slot, pair);
+	err = trs_srv_post_rsp(conn, slot, mask);
 	if (err)
 		conn->credits++;
 	return err;
 }
 
+static int trs_srv_held_cmp(const void *a, const void *b)
+{
+	const struct trs_srv_slot *x = *(struct trs_srv_slot * const *)a;
+	const struct trs_srv_slot *y = *(struct trs_srv_slot * const *)b;
+
+	return (int)x->req.slot - (int)y->req.slot;
+}
+
 /*
- * A zero-length success may wait for a second one to share its message
- * when the client takes pairs and has other requests in flight on the
+ * Answer every held request: in slot order, each message answers a base
+ * slot and the held slots up to TRS_IMM_BATCH_BITS above it; conn->lock
+ * held.
+ */
+static int trs_srv_post_held(struct trs_srv_conn *conn)
+{
+	struct trs_srv_slot *base;
+	unsigned long mask;
+	u32 i = 0, d;
+	int err = 0;
+
+	sort(conn->held, conn->nr_held, sizeof(conn->held[0]),
+	     trs_srv_held_cmp, NULL);
+	while (i < conn->nr_held) {
+		base = conn->held[i++];
+		mask = 0;
+		for (; i < conn->nr_held; i++) {
+			d = conn->held[i]->req.slot - base->req.slot;
+			if (d > TRS_IMM_BATCH_BITS)
+				break;
+			mask |= BIT(d - 1);
+		}
+		err = trs_srv_send_rsp(conn, base, mask) ?: err;
+	}
+	conn->nr_held = 0;
+	return err;
+}
+
+/*
+ * A zero-length success may wait for others to share its message when the
+ * client takes batches and has other requests in flight on the
  * connection, and the reply is given while the CQ's work hands out
  * requests (the user completed the request at once): more replies are
  * likely to follow in that batch, and the flush work queued behind the
- * CQ's work posts a reply left alone at the end of it.
+ * CQ's work posts what is held at the end of it.
  */
-static bool trs_srv_may_pair(struct trs_srv_conn *conn,
+static bool trs_srv_may_hold(struct trs_srv_conn *conn,
 			     struct trs_srv_slot *slot, int status)
 {
 	return !status && !slot->rsp_len && slot->more &&
@@ -130,9 +181,8 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 {
 	struct trs_srv_conn *conn = slot->conn;
 	struct trs_srv_sess *sess = slot->sess;
-	struct trs_srv_slot *pair = NULL;
 	unsigned long flags;
-	int err = 0;
+	int err;
 
 	if (status > 0 || status < -MAX_ERRNO)
 		status = -EIO;
@@ -145,16 +195,15 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 					      DMA_BIDIRECTIONAL);
 
 	spin_lock_irqsave(&conn->lock, flags);
-	if (!conn->dead && trs_srv_may_pair(conn, slot, status)) {
-		pair = conn->held;
-		conn->held = pair ? NULL : slot;
-		if (!pair) {
+	if (!conn->dead && trs_srv_may_hold(conn, slot, status)) {
+		if (!conn->nr_held)
 			queue_work(conn->cq->comp_wq, &conn->flush_work);
-			spin_unlock_irqrestore(&conn->lock, flags);
-			return;
-		}
+		conn->held[conn->nr_held++] = slot;
+		err = conn->nr_held < ARRAY_SIZE(conn->held) ? 0 :
+		      trs_srv_post_held(conn);
+	} else {
+		err = trs_srv_send_rsp(conn, slot, 0);
 	}
-	err = trs_srv_send_rsp(conn, slot, pair);
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (err) {
 		trs_srv_err_rl(sess, "cannot post a reply: %pe\n", ERR_PTR(err));
@@ -163,23 +212,18 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 }
 
 /**
- * trs_srv_flush_work() - post a reply that found no second one to share
- *	its message with
+ * trs_srv_flush_work() - post the replies held for sharing a message
  * @work: the connection's flush_work
  */
 void trs_srv_flush_work(struct work_struct *work)
 {
 	struct trs_srv_conn *conn = container_of(work, struct trs_srv_conn,
 						 flush_work);
-	struct trs_srv_slot *slot;
 	unsigned long flags;
-	int err = 0;
+	int err;
 
 	spin_lock_irqsave(&conn->lock, flags);
-	slot = conn->held;
-	conn->held = NULL;
-	if (slot)
-		err = trs_srv_send_rsp(conn, slot, NULL);
+	err = trs_srv_post_held(conn);
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (err) {
 		trs_srv_err_rl(conn->sess, "cannot post a reply: %pe\n",
@@ -216,7 +260,7 @@ void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 					wait_entry);
 		list_del_init(&slot->wait_entry);
 		conn->credits--;
-		err = trs_srv_post_rsp(conn, slot, NULL);
+		err = trs_srv_post_rsp(conn, slot, 0);
 		if (err)
 			conn->credits++;
 	}
@@ -252,10 +296,10 @@ void trs_srv_resp(struct trs_srv_req *req, int status, u32 len)
 }
 EXPORT_SYMBOL_GPL(trs_srv_resp);
 
-/* The client takes paired replies (and may flag its requests). */
-static bool trs_srv_pairs(const struct trs_srv_sess *sess)
+/* The client takes batch replies (and may flag its requests). */
+static bool trs_srv_batches(const struct trs_srv_sess *sess)
 {
-	return sess->rsp.caps & cpu_to_le32(TRS_CAP_RSP_PAIR);
+	return sess->rsp.caps & cpu_to_le32(TRS_CAP_RSP_BATCH);
 }
 
 /*
@@ -282,7 +326,7 @@ static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 	if (!trs_is_zero(req.reserved0, sizeof(req.reserved0)) ||
 	    req.reserved1 || data_len > sess->max_io_size ||
 	    req.flags & ~TRS_REQ_F_KNOWN ||
-	    (req.flags && !trs_srv_pairs(sess)))
+	    (req.flags && !trs_srv_batches(sess)))
 		return -EINVAL;
 	slot->more = req.flags & TRS_REQ_F_MORE;
 

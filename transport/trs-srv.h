@@ -56,13 +56,15 @@ struct trs_srv_ctx {
  * @rsp_cqe: completion of replies
  * @poll_task: the task that last took a request from @cq (the CQ's work)
  * @flush_work: posts @held once the CQ's work has taken what it had
- * @lock: guards @dead, @credits, @rsp_wait, @held, @unsignaled,
+ * @lock: guards @dead, @credits, @rsp_wait, @held, @nr_held, @unsignaled,
  *	@sig_head, @sig_tail, @sig_covers and every post to the QP
  * @dead: teardown started; nothing may be posted any more
  * @credits: replies the send queue can still take
  * @rsp_wait: slots whose reply waits for a credit
- * @held: slot whose zero-length success reply waits for a second one to
- *	share its message (TRS_IMM_RSP_PAIR), or for @flush_work
+ * @held: slots whose zero-length success replies wait for others to share
+ *	their message (TRS_IMM_RSP_BATCH), until @held is full or @flush_work
+ *	runs
+ * @nr_held: slots in @held
  * @unsignaled: replies posted unsignaled since the last signaled one
  * @sig_head: oldest signaled reply not completed yet, in @sig_covers
  * @sig_tail: where the next signaled reply goes in @sig_covers
@@ -84,7 +86,8 @@ struct trs_srv_conn {
 	bool			dead;
 	u32			credits;
 	struct list_head	rsp_wait;
-	struct trs_srv_slot	*held;
+	struct trs_srv_slot	*held[TRS_RSP_BATCH_MAX];
+	u32			nr_held;
 	u32			unsignaled;
 	u32			sig_head;
 	u32			sig_tail;

@@ -19,14 +19,17 @@
 
 #define TRS_MAGIC		0x7e5b
 #define TRS_PROTO_VER_MAJOR	1
-#define TRS_PROTO_VER_MINOR	1
+#define TRS_PROTO_VER_MINOR	2
 
 /*
  * Capability bits exchanged in the handshake.
- * TRS_CAP_RSP_PAIR: the client takes TRS_IMM_RSP_PAIR replies (minor 1).
+ * Bit 0 was TRS_CAP_RSP_PAIR (minor 1, replies answering two requests):
+ * no longer offered nor accepted.
+ * TRS_CAP_RSP_BATCH: the client takes TRS_IMM_RSP_BATCH replies and may
+ * flag its requests TRS_REQ_F_MORE (minor 2).
  */
-#define TRS_CAP_RSP_PAIR	0x1u
-#define TRS_CAPS_KNOWN		TRS_CAP_RSP_PAIR
+#define TRS_CAP_RSP_BATCH	0x2u
+#define TRS_CAPS_KNOWN		TRS_CAP_RSP_BATCH
 
 /*
  * Chunk layout: each server chunk is TRS_HDR_AREA bytes of header area
@@ -55,15 +58,17 @@
  *  type TRS_IMM_RSP (server -> client): arg = status, an errno magnitude
  *                                       (0 = success).
  *
- * A zero-length reply can answer two requests that both succeeded and
- * read nothing (TRS_CAP_RSP_PAIR):
+ * A zero-length reply can answer up to 17 requests on one connection that
+ * all succeeded and read nothing (TRS_CAP_RSP_BATCH):
  *
- *   31    28 27             14 13              0
- *  +--------+-----------------+-----------------+
- *  |  type  |     slot A      |     slot B      |
- *  +--------+-----------------+-----------------+
+ *   31    28 27            16 15                 0
+ *  +--------+----------------+--------------------+
+ *  |  type  |   base slot    |   mask             |
+ *  +--------+----------------+--------------------+
  *
- *  type TRS_IMM_RSP_PAIR (server -> client): slots A and B, status 0.
+ *  type TRS_IMM_RSP_BATCH (server -> client): slot base, and slot
+ *  base + 1 + i for every bit i set in mask; status 0.  Type 0x3 was
+ *  TRS_IMM_RSP_PAIR (minor 1) and is not sent any more.
  */
 #define TRS_IMM_TYPE_SHIFT	28
 #define TRS_IMM_TYPE_BITS	4
@@ -74,9 +79,10 @@
 
 #define TRS_IMM_REQ		0x1
 #define TRS_IMM_RSP		0x2
-#define TRS_IMM_RSP_PAIR	0x3
+#define TRS_IMM_RSP_BATCH	0x4
 
-#define TRS_IMM_PAIR_BITS	14
+#define TRS_IMM_BATCH_BITS	16	/* mask; the base takes the rest */
+#define TRS_RSP_BATCH_MAX	(1 + TRS_IMM_BATCH_BITS)	/* requests */
 
 #define TRS_IMM_MASK(bits)	((1u << (bits)) - 1)
 
@@ -109,24 +115,25 @@ static inline u32 trs_imm_arg(u32 imm)
 	return (imm >> TRS_IMM_ARG_SHIFT) & TRS_IMM_MASK(TRS_IMM_ARG_BITS);
 }
 
-static inline u32 trs_imm_pack_pair(u32 slot_a, u32 slot_b)
+static inline u32 trs_imm_pack_batch(u32 base, u32 mask)
 {
-	BUILD_BUG_ON(2 * TRS_IMM_PAIR_BITS != TRS_IMM_TYPE_SHIFT);
-	BUILD_BUG_ON(TRS_MAX_QUEUE_DEPTH > (1u << TRS_IMM_PAIR_BITS));
+	BUILD_BUG_ON(TRS_MAX_QUEUE_DEPTH >
+		     (1u << (TRS_IMM_TYPE_SHIFT - TRS_IMM_BATCH_BITS)));
 
-	return TRS_IMM_RSP_PAIR << TRS_IMM_TYPE_SHIFT |
-	       (slot_a & TRS_IMM_MASK(TRS_IMM_PAIR_BITS)) << TRS_IMM_PAIR_BITS |
-	       (slot_b & TRS_IMM_MASK(TRS_IMM_PAIR_BITS));
+	return TRS_IMM_RSP_BATCH << TRS_IMM_TYPE_SHIFT |
+	       (base << TRS_IMM_BATCH_BITS) |
+	       (mask & TRS_IMM_MASK(TRS_IMM_BATCH_BITS));
 }
 
-static inline u32 trs_imm_pair_a(u32 imm)
+static inline u32 trs_imm_batch_base(u32 imm)
 {
-	return (imm >> TRS_IMM_PAIR_BITS) & TRS_IMM_MASK(TRS_IMM_PAIR_BITS);
+	return (imm >> TRS_IMM_BATCH_BITS) &
+	       TRS_IMM_MASK(TRS_IMM_TYPE_SHIFT - TRS_IMM_BATCH_BITS);
 }
 
-static inline u32 trs_imm_pair_b(u32 imm)
+static inline u32 trs_imm_batch_mask(u32 imm)
 {
-	return imm & TRS_IMM_MASK(TRS_IMM_PAIR_BITS);
+	return imm & TRS_IMM_MASK(TRS_IMM_BATCH_BITS);
 }
 
 /**
@@ -224,10 +231,10 @@ struct trs_msg_chunks {
 #define TRS_DIR_READ		2	/* server writes data to @addr/@rkey */
 
 /*
- * Request flags carried in struct trs_msg_req.flags (TRS_CAP_RSP_PAIR):
+ * Request flags carried in struct trs_msg_req.flags (TRS_CAP_RSP_BATCH):
  * TRS_REQ_F_MORE: other requests of the client are in flight on this
- * connection, so the reply may wait a little for a second one to share
- * its message; without it the reply goes alone at once.
+ * connection, so the reply may wait a little for others to share its
+ * message; without it the reply goes alone at once.
  */
 #define TRS_REQ_F_MORE		0x1
 #define TRS_REQ_F_KNOWN		TRS_REQ_F_MORE
@@ -236,7 +243,7 @@ struct trs_msg_chunks {
  * struct trs_msg_req - transport request header, first bytes of the header
  * written into a chunk; the user header follows it directly
  * @dir: TRS_DIR_*
- * @flags: TRS_REQ_F_*; zero unless TRS_CAP_RSP_PAIR was negotiated
+ * @flags: TRS_REQ_F_*; zero unless TRS_CAP_RSP_BATCH was negotiated
  * @reserved0: zero
  * @data_len: bytes of data written (WRITE) or wanted (READ); 0 for NONE
  * @addr: READ only: client buffer address the server writes to, else 0
