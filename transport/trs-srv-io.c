@@ -45,7 +45,8 @@ static void trs_srv_release(struct trs_srv_slot *slot, unsigned long mask)
 	 */
 	clear_bit_unlock(slot->req.slot, slot->sess->busy);
 	for_each_set_bit(bit, &mask, TRS_IMM_BATCH_BITS)
-		clear_bit_unlock(slot->req.slot + 1 + bit, slot->sess->busy);
+		clear_bit_unlock(trs_srv_batch_slot(slot, bit)->req.slot,
+				 slot->sess->busy);
 }
 
 /*

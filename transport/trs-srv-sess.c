@@ -277,8 +277,12 @@ static void trs_srv_close_work(struct work_struct *work)
 	for (i = 0; i < sess->conn_cnt; i++) {
 		if (!sess->conns[i])
 			continue;
-		/* every request is answered: no reply can be held any more */
-		cancel_work_sync(&sess->conns[i]->flush_work);
+		/*
+		 * Every request is answered; replies held before the
+		 * connection died are dropped by the flush work, which may
+		 * still be pending: run it to the end.
+		 */
+		flush_work(&sess->conns[i]->flush_work);
 		trs_qp_destroy(sess->conns[i]->cm_id, sess->conns[i]->cq);
 	}
 	trs_srv_dev_free(sess);
