@@ -69,13 +69,30 @@ def summarize(values):
             "max": max(values)}
 
 
-def matrix(out):
+def cpu_per_io(path, iops, cpus):
+    """CPU time per IO in us over a fio run, from the busy and idle ticks
+    of all CPUs: the busy share of the run's wall time (cpus x elapsed),
+    divided by the IO rate."""
+    c = kv_file(path)
+    total = c.get("busy", 0) + c.get("idle", 0)
+    if not total or not iops:
+        return None
+    return c["busy"] / total * cpus * 1e6 / iops
+
+
+def matrix(out, cpus):
     rows = {}
     fio_dir = os.path.join(out, "fio")
     for rep in sorted(os.listdir(fio_dir), key=int):
         for name in sorted(os.listdir(os.path.join(fio_dir, rep))):
+            if not name.endswith(".json"):
+                continue
             row, tgt, _ = name.rsplit(".", 2)
-            st = fio_stats(os.path.join(fio_dir, rep, name))
+            path = os.path.join(fio_dir, rep, name)
+            st = fio_stats(path)
+            cpu = cpu_per_io(path[:-len(".json")] + ".cpu", st["iops"], cpus)
+            if cpu is not None:
+                st["cpu_us_per_io"] = cpu
             for k, v in st.items():
                 rows.setdefault(row, {}).setdefault(tgt, {}).setdefault(
                     k, []).append(v)
@@ -89,6 +106,10 @@ def matrix(out):
         med = {t: res[row][t]["iops"]["median"] for t in TARGETS}
         res[row]["rnbd/nvme"] = med["rnbd"] / med["nvme"]
         res[row]["rnbd/local"] = med["rnbd"] / med["local"]
+        if all("cpu_us_per_io" in res[row][t] for t in TARGETS):
+            res[row]["cpu rnbd/nvme"] = (
+                res[row]["rnbd"]["cpu_us_per_io"]["median"] /
+                res[row]["nvme"]["cpu_us_per_io"]["median"])
     return res
 
 
@@ -183,7 +204,8 @@ def main():
     out, json_path = sys.argv[1], sys.argv[2]
     env = kv_file(os.path.join(out, "env"))
     mem = kv_file(os.path.join(out, "mem"))
-    res = {"env": env, "matrix": matrix(out), "wire": wire(out),
+    res = {"env": env, "matrix": matrix(out, env.get("cpus", 1)),
+           "wire": wire(out),
            "raw": raw(out), "memory": mem}
     m = res["matrix"]
     reps = len(os.listdir(os.path.join(out, "fio")))
@@ -205,6 +227,15 @@ def main():
                 f"{t} {m[name][t]['iops']['min']:.0f}/"
                 f"{m[name][t]['iops']['median']:.0f}/"
                 f"{m[name][t]['iops']['max']:.0f}" for t in TARGETS))
+
+    cpu = [n for n in sorted(m) if "cpu rnbd/nvme" in m[n]]
+    if cpu:
+        print("\nCPU time per IO, all vCPUs (us, medians; rnbd/nvme below 1"
+              " is cheaper):")
+        for name in cpu:
+            print(f"  {name:22} " + "  ".join(
+                f"{t} {m[name][t]['cpu_us_per_io']['median']:6.1f}"
+                for t in TARGETS) + f"  rnbd/nvme {m[name]['cpu rnbd/nvme']:.2f}")
 
     w = res["wire"]
     if w:
