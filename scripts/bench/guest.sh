@@ -48,19 +48,13 @@ run_row() {
 		job=/tmp/row.fio
 	fi
 	kmsg "bench: $row on $tgt ($dev), repeat $rep"
-	c0=$(cpu_ticks)
+	counters >/tmp/c0
 	DEV=/dev/$dev fio --output-format=json --output="$out" "$job" ||
 		die "fio $row on $tgt"
-	c1=$(cpu_ticks)
-	echo "$c0 $c1" | awk '{ printf "busy=%d idle=%d\n", $3 - $1, $4 - $2 }' \
-		>"${out%.json}.cpu"
-}
-
-# cpu_ticks: busy and idle ticks of all CPUs together (/proc/stat; iowait
-# counts as idle).  The CPU time a row costs, whoever spends it: fio, the
-# block layer, rxe, the client and the server, softirqs and kworkers.
-cpu_ticks() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat
+	counters >/tmp/c1
+	# The CPU time and kernel events a row costs, whoever spends them:
+	# fio, the block layer, rxe, the client and the server, kworkers.
+	counters_delta /tmp/c0 /tmp/c1 >"${out%.json}.counters"
 }
 
 # ---- wire cost ------------------------------------------------------------

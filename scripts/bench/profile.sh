@@ -33,19 +33,6 @@ DEV_local=$(basename "$NB")
 sed -e "s/^runtime=.*/runtime=$RUNTIME/" -e 's/^ramp_time=.*/ramp_time=0/' \
 	"$REPO/scripts/bench/fio/$ROW.fio" >/tmp/row.fio
 
-# counters: one "name value" per line, all monotonic.
-counters() {
-	awk '/^cpu / { print "cpu_busy_ticks", $2 + $3 + $4 + $7 + $8;
-		       print "cpu_idle_ticks", $5 + $6 }
-	     /^cpu[0-9]+ / { print $1 "_busy_ticks", $2 + $3 + $4 + $7 + $8 }
-	     /^ctxt / { print "ctxt", $2 }
-	     /^intr / { print "intr", $2 }' /proc/stat
-	awk 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i;
-		      print "softirq_" tolower($1), s }' /proc/softirqs | tr -d :
-	awk '$1 ~ /^(RES|CAL|TLB|LOC):$/ { print "ipi_" $1, $2 + $3 }' \
-		/proc/interrupts | tr -d :
-}
-
 for rep in 1 2; do
 	for tgt in local rnbd nvme; do
 		dev=$(eval echo "\$DEV_$tgt")
@@ -54,7 +41,7 @@ for rep in 1 2; do
 			--output="$OUT/$tgt.$rep.fio.json" /tmp/row.fio ||
 			die "fio on $tgt"
 		counters >/tmp/c1
-		paste /tmp/c0 /tmp/c1 | awk '{ print $1, $4 - $2 }' \
+		counters_delta /tmp/c0 /tmp/c1 \
 			>"$OUT/$tgt.$rep.counters"
 	done
 done

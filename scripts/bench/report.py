@@ -69,15 +69,33 @@ def summarize(values):
             "max": max(values)}
 
 
-def cpu_per_io(path, iops, cpus):
-    """CPU time per IO in us over a fio run, from the busy and idle ticks
-    of all CPUs: the busy share of the run's wall time (cpus x elapsed),
-    divided by the IO rate."""
-    c = kv_file(path)
-    total = c.get("busy", 0) + c.get("idle", 0)
-    if not total or not iops:
-        return None
-    return c["busy"] / total * cpus * 1e6 / iops
+def counters_file(path):
+    """Parse 'name value' lines (scripts/bench/targets.sh counters_delta)."""
+    res = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                p = line.split()
+                if len(p) == 2:
+                    res[p[0]] = int(p[1])
+    return res
+
+
+def per_io(path, iops, cpus):
+    """CPU time (us) and kernel events per IO over a fio run, from the
+    guest's counters around it: the busy share of all CPUs' time, and each
+    event's rate, divided by the IO rate.  /proc/stat ticks are USER_HZ
+    (100 per second)."""
+    c = counters_file(path)
+    busy, idle = c.get("cpu_busy_ticks", 0), c.get("cpu_idle_ticks", 0)
+    if not busy + idle or not iops:
+        return {}
+    secs = (busy + idle) / (cpus * 100.0)
+    res = {"cpu_us_per_io": busy / (busy + idle) * cpus * 1e6 / iops}
+    for k in ("ctxt", "intr", "softirq_tasklet", "softirq_irq_poll"):
+        if k in c:
+            res[k + "_per_io"] = c[k] / secs / iops
+    return res
 
 
 def matrix(out, cpus):
@@ -90,9 +108,8 @@ def matrix(out, cpus):
             row, tgt, _ = name.rsplit(".", 2)
             path = os.path.join(fio_dir, rep, name)
             st = fio_stats(path)
-            cpu = cpu_per_io(path[:-len(".json")] + ".cpu", st["iops"], cpus)
-            if cpu is not None:
-                st["cpu_us_per_io"] = cpu
+            st.update(per_io(path[:-len(".json")] + ".counters",
+                             st["iops"], cpus))
             for k, v in st.items():
                 rows.setdefault(row, {}).setdefault(tgt, {}).setdefault(
                     k, []).append(v)
@@ -231,11 +248,14 @@ def main():
     cpu = [n for n in sorted(m) if "cpu rnbd/nvme" in m[n]]
     if cpu:
         print("\nCPU time per IO, all vCPUs (us, medians; rnbd/nvme below 1"
-              " is cheaper):")
+              " is cheaper), and context switches per IO:")
         for name in cpu:
             print(f"  {name:22} " + "  ".join(
                 f"{t} {m[name][t]['cpu_us_per_io']['median']:6.1f}"
-                for t in TARGETS) + f"  rnbd/nvme {m[name]['cpu rnbd/nvme']:.2f}")
+                for t in TARGETS) + f"  rnbd/nvme {m[name]['cpu rnbd/nvme']:.2f}"
+                "  ctxt " + "/".join(
+                    f"{m[name][t].get('ctxt_per_io', {}).get('median', 0):.2f}"
+                    for t in TARGETS))
 
     w = res["wire"]
     if w:

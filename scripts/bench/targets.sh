@@ -3,8 +3,8 @@
 #
 # The benchmark's targets in the guest, for scripts/bench/guest.sh and
 # scripts/bench/profile.sh: NVMe-oF RDMA over the rxe device (nvmet-rdma
-# exporting a block device, nvme-rdma connecting to it).  Source after
-# tests/lib/guest.sh.
+# exporting a block device, nvme-rdma connecting to it), and the guest's
+# event counters read around a run.  Source after tests/lib/guest.sh.
 
 NQN=nqn.2026-11.io.rnbd:bench
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:6c0d6b8a-3d0e-4a4b-9c59-0000000b3e4c
@@ -41,4 +41,22 @@ nvme_connect() {
 		sleep 0.1
 	done
 	die "no nvme namespace appeared"
+}
+
+# counters: one "name value" per line, all monotonic.
+counters() {
+	awk '/^cpu / { print "cpu_busy_ticks", $2 + $3 + $4 + $7 + $8;
+		       print "cpu_idle_ticks", $5 + $6 }
+	     /^cpu[0-9]+ / { print $1 "_busy_ticks", $2 + $3 + $4 + $7 + $8 }
+	     /^ctxt / { print "ctxt", $2 }
+	     /^intr / { print "intr", $2 }' /proc/stat
+	awk 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i;
+		      print "softirq_" tolower($1), s }' /proc/softirqs | tr -d :
+	awk '$1 ~ /^(RES|CAL|TLB|LOC):$/ { print "ipi_" $1, $2 + $3 }' \
+		/proc/interrupts | tr -d :
+}
+
+# counters_delta BEFORE AFTER: "name increase" per line.
+counters_delta() {
+	paste "$1" "$2" | awk '{ print $1, $4 - $2 }'
 }
