@@ -92,9 +92,12 @@ def per_io(path, iops, cpus):
         return {}
     secs = (busy + idle) / (cpus * 100.0)
     res = {"cpu_us_per_io": busy / (busy + idle) * cpus * 1e6 / iops}
-    for k in ("ctxt", "intr", "softirq_tasklet", "softirq_irq_poll"):
+    for k in ("ctxt", "intr", "softirq_tasklet", "softirq_irq_poll",
+              "rxe_pkts"):
         if k in c:
             res[k + "_per_io"] = c[k] / secs / iops
+    if c.get("rnbd_requests"):
+        res["client_wrs_per_request"] = c["rnbd_wrs"] / c["rnbd_requests"]
     return res
 
 
@@ -248,14 +251,21 @@ def main():
     cpu = [n for n in sorted(m) if "cpu rnbd/nvme" in m[n]]
     if cpu:
         print("\nCPU time per IO, all vCPUs (us, medians; rnbd/nvme below 1"
-              " is cheaper), and context switches per IO:")
+              " is cheaper), context switches per IO (local/rnbd/nvme),"
+              "\nRDMA packets per IO (rnbd/nvme) and rnbd client WRs per"
+              " request:")
         for name in cpu:
+            med = {t: {k: v["median"] for k, v in m[name][t].items()}
+                   for t in TARGETS}
             print(f"  {name:22} " + "  ".join(
-                f"{t} {m[name][t]['cpu_us_per_io']['median']:6.1f}"
-                for t in TARGETS) + f"  rnbd/nvme {m[name]['cpu rnbd/nvme']:.2f}"
-                "  ctxt " + "/".join(
-                    f"{m[name][t].get('ctxt_per_io', {}).get('median', 0):.2f}"
-                    for t in TARGETS))
+                f"{t} {med[t]['cpu_us_per_io']:6.1f}" for t in TARGETS)
+                + f"  rnbd/nvme {m[name]['cpu rnbd/nvme']:.2f}  ctxt "
+                + "/".join(f"{med[t].get('ctxt_per_io', 0):.2f}"
+                           for t in TARGETS)
+                + "  pkts " + "/".join(
+                    f"{med[t].get('rxe_pkts_per_io', 0):.2f}"
+                    for t in ("rnbd", "nvme"))
+                + f"  WRs {med['rnbd'].get('client_wrs_per_request', 0):.2f}")
 
     w = res["wire"]
     if w:

@@ -43,7 +43,9 @@ nvme_connect() {
 	die "no nvme namespace appeared"
 }
 
-# counters: one "name value" per line, all monotonic.
+# counters: one "name value" per line, all monotonic.  A counter missing
+# from either side of a delta (the rnbd session before it is mapped) is
+# left out of it.
 counters() {
 	awk '/^cpu / { print "cpu_busy_ticks", $2 + $3 + $4 + $7 + $8;
 		       print "cpu_idle_ticks", $5 + $6 }
@@ -54,9 +56,17 @@ counters() {
 		      print "softirq_" tolower($1), s }' /proc/softirqs | tr -d :
 	awk '$1 ~ /^(RES|CAL|TLB|LOC):$/ { print "ipi_" $1, $2 + $3 }' \
 		/proc/interrupts | tr -d :
+	# RDMA packets (loopback: each is sent and received once), and the
+	# rnbd client's requests and work requests while it is mapped
+	echo "rxe_pkts $(cat "$RXE_CNT/sent_pkts")"
+	if [ -d /sys/class/rtrs-client/bench ]; then
+		echo "rnbd_requests $(sess_sum bench requests)"
+		echo "rnbd_wrs $(sess_sum bench wrs_posted)"
+	fi
 }
 
 # counters_delta BEFORE AFTER: "name increase" per line.
 counters_delta() {
-	paste "$1" "$2" | awk '{ print $1, $4 - $2 }'
+	awk 'NR == FNR { v[$1] = $2; next }
+	     $1 in v { print $1, $2 - v[$1] }' "$1" "$2"
 }
