@@ -120,6 +120,7 @@ raw_all() {
 	echo "kernel=$(uname -r)"
 	echo "cpus=$(nproc)"
 	echo "fio=$(fio --version)"
+	echo "icount=$(grep -c 'rnbd.icount' /proc/cmdline)"
 } >"$OUT/env"
 
 setup_rxe
@@ -155,6 +156,11 @@ settle
 m5=$(mem_kib)
 echo "nvme_connection_and_device_kib=$((m4 - m5))" >>"$OUT/mem"
 DEV_local=$(basename "$NB")
+# With one vCPU (--icount) single-queue devices default to mq-deadline:
+# every target gets none, as with two.
+for f in /sys/block/*/queue/scheduler; do
+	grep -q '\[none\]' "$f" || echo none >"$f" 2>/dev/null || true
+done
 {
 	echo "dev_local=$DEV_local dev_rnbd=$DEV_rnbd dev_nvme=$DEV_nvme"
 	for d in "$DEV_local" "$DEV_rnbd" "$DEV_nvme"; do
@@ -179,7 +185,8 @@ for rep in $(seq "$REPEAT"); do
 	done
 done
 
-raw_all
+# perftest's two ends poll: with one vCPU (--icount) they only take turns
+[ "$(nproc)" -lt 2 ] || raw_all
 
 nvme disconnect -n "$NQN" >/dev/null || die "nvme disconnect"
 unmap_dev "$DEV_rnbd" || die "unmap $DEV_rnbd"

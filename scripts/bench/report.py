@@ -230,8 +230,11 @@ def main():
     m = res["matrix"]
     reps = len(os.listdir(os.path.join(out, "fio")))
 
+    clock = ("TCG"
+             if not env.get("icount") else
+             "TCG icount: the clock counts instructions, 8 ns each")
     print(f"\nrnbd benchmark: kernel {env.get('kernel')}, {env.get('cpus')}"
-          f" vCPUs (TCG), rxe MTU {env.get('mtu')}, {reps} repeat(s),"
+          f" vCPU(s) ({clock}), rxe MTU {env.get('mtu')}, {reps} repeat(s),"
           " medians")
     hdr = " |".join([f"{'row':22}"] + [f"{t:>9} {'MiB/s':>7} {'mean':>7}"
                                        f" {'p99':>7}" for t in TARGETS]
