@@ -156,11 +156,7 @@ settle
 m5=$(mem_kib)
 echo "nvme_connection_and_device_kib=$((m4 - m5))" >>"$OUT/mem"
 DEV_local=$(basename "$NB")
-# With one vCPU (--icount) single-queue devices default to mq-deadline:
-# every target gets none, as with two.
-for f in /sys/block/*/queue/scheduler; do
-	grep -q '\[none\]' "$f" || echo none >"$f" 2>/dev/null || true
-done
+sched_none
 {
 	echo "dev_local=$DEV_local dev_rnbd=$DEV_rnbd dev_nvme=$DEV_nvme"
 	for d in "$DEV_local" "$DEV_rnbd" "$DEV_nvme"; do

@@ -29,11 +29,7 @@ DEV_rnbd=$(map_dev bench "$NB") || die "map $NB"
 nvme_target_setup "$NB"
 DEV_nvme=$(nvme_connect)
 DEV_local=$(basename "$NB")
-# one vCPU makes single-queue devices default to mq-deadline: none for all,
-# as with two
-for f in /sys/block/*/queue/scheduler; do
-	grep -q none "$f" && echo none >"$f"
-done
+sched_none
 
 sed -e "s/^runtime=.*/runtime=$RUNTIME/" -e 's/^ramp_time=.*/ramp_time=0/' \
 	"$REPO/scripts/bench/fio/$ROW.fio" >/tmp/row.fio

@@ -43,6 +43,17 @@ nvme_connect() {
 	die "no nvme namespace appeared"
 }
 
+# sched_none: the none scheduler on every block device that has it (with
+# one vCPU, single-queue devices default to mq-deadline; with two, every
+# bench device has none already).
+sched_none() {
+	for f in /sys/block/*/queue/scheduler; do
+		grep -q '\[none\]' "$f" && continue
+		grep -qw none "$f" && echo none >"$f"
+	done
+	return 0
+}
+
 # counters: one "name value" per line, all monotonic.  A counter missing
 # from either side of a delta (the rnbd session before it is mapped) is
 # left out of it.
