@@ -368,7 +368,7 @@ static void trs_clt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 	sess->table_done = true;
 	spin_unlock_irqrestore(&sess->state_lock, flags);
 	if (err)
-		trs_clt_fail(sess, err);
+		trs_clt_wc_fail(sess, wc, err);
 	wake_up(&sess->setup_wq);
 }
 
@@ -402,7 +402,8 @@ static bool trs_clt_table_over(struct trs_clt_sess *sess, int *err)
 	bool over;
 
 	spin_lock_irq(&sess->state_lock);
-	over = (sess->table_done && sess->bounce_done) || sess->setup_err;
+	over = (sess->table_done && sess->bounce_done) || sess->setup_err ||
+	       sess->table_err || sess->bounce_err;
 	*err = sess->setup_err ?: sess->table_err ?: sess->bounce_err;
 	spin_unlock_irq(&sess->state_lock);
 	return over;

@@ -231,7 +231,7 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int err = -EPROTO;
 
 	if (trs_wc_failed(wc, "reply receive")) {
-		trs_clt_fail(sess, -ECONNRESET);
+		trs_clt_wc_fail(sess, wc, -ECONNRESET);
 		return;
 	}
 	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
@@ -629,7 +629,7 @@ static void trs_clt_bounce_done(struct ib_cq *cq, struct ib_wc *wc)
 	sess->bounce_done = true;
 	spin_unlock_irqrestore(&sess->state_lock, flags);
 	if (err)
-		trs_clt_fail(sess, err);
+		trs_clt_wc_fail(sess, wc, err);
 	wake_up(&sess->setup_wq);
 }
 

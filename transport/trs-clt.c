@@ -51,6 +51,25 @@ void trs_clt_fail(struct trs_clt_sess *sess, int err)
 	wake_up(&sess->setup_wq);
 }
 
+/*
+ * trs_clt_wc_fail() - a completion on @sess failed with @err.  A flush
+ * while connecting is not recorded: it only follows whatever moved the QP
+ * to the error state, a reject or a disconnect whose CM event reports its
+ * own cause, or a failed work request whose completion does, and the first
+ * error recorded is the one trs_clt_open() returns.  A refused connect must
+ * not read as -ECONNRESET because a receive posted before it flushed first.
+ * The waiter of the chunk table or of the bounce registration sees a flush
+ * through its own error field.
+ */
+void trs_clt_wc_fail(struct trs_clt_sess *sess, const struct ib_wc *wc,
+		     int err)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR &&
+	    READ_ONCE(sess->state) == TRS_CLT_CONNECTING)
+		return;
+	trs_clt_fail(sess, err);
+}
+
 static void trs_clt_close_work(struct work_struct *work)
 {
 	struct trs_clt_sess *sess = container_of(work, struct trs_clt_sess,

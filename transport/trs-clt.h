@@ -264,6 +264,8 @@ struct trs_clt_sess {
 
 /* trs-clt.c */
 void trs_clt_fail(struct trs_clt_sess *sess, int err);
+void trs_clt_wc_fail(struct trs_clt_sess *sess, const struct ib_wc *wc,
+		     int err);
 
 /* trs-clt-conn.c */
 int trs_clt_sess_connect(struct trs_clt_sess *sess);
