@@ -173,8 +173,12 @@ static int trs_clt_dev_init(struct trs_clt_sess *sess,
 				   TRS_MR_PAGES(TRS_MAX_IO_SIZE));
 	/* connection 0's QP and CQ: see trs_clt_conn_create_qp() */
 	sess->max_qd = min3(TRS_CLT_MAX_QUEUE_DEPTH,
-			    (u32)max(attr->max_qp_wr - 2, 0) / 3,
-			    (u32)max(attr->max_cqe - 3, 0) / 4);
+			    (u32)max(attr->max_qp_wr -
+				     (int)TRS_CLT_SIGNAL_EVERY - 1, 0) /
+				TRS_CLT_MR_WRS,
+			    (u32)max(attr->max_cqe -
+				     (int)TRS_CLT_SIGNAL_EVERY - 4, 0) /
+				(TRS_CLT_MR_WRS + 1));
 	if (!sess->max_qd)
 		return -EOPNOTSUPP;
 
@@ -260,15 +264,15 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 	struct trs_clt_sess *sess = conn->sess;
 	struct trs_qp_attr attr = {
 		/*
-		 * A request puts at most REG_MR, RDMA_WRITE_WITH_IMM and
-		 * LOCAL_INV in the send queue; conn->sq_free counts entries
-		 * until a signaled completion retires them, and a request
-		 * finding fewer than three waits (-EAGAIN).  Room for @qd
+		 * A request puts at most TRS_CLT_MR_WRS WRs in the send
+		 * queue; conn->sq_free counts entries until a signaled
+		 * completion retires them, and a request finding fewer waits
+		 * (-EAGAIN).  Room for @qd
 		 * requests (one per slot) and TRS_CLT_SIGNAL_EVERY retired
 		 * late, plus the drain WR.  Each reply consumes a receive:
 		 * qd, plus the chunk table on connection 0, plus the drain WR.
 		 */
-		.send_wr	= 3 * qd + TRS_CLT_SIGNAL_EVERY + 1,
+		.send_wr	= TRS_CLT_MR_WRS * qd + TRS_CLT_SIGNAL_EVERY + 1,
 		.recv_wr	= qd + 1 + !conn->idx,
 		.send_sge	= sess->max_send_sge,
 		.poll_ctx	= IB_POLL_SOFTIRQ,

@@ -6,7 +6,7 @@
  * write, its data) to the end of the header area of server chunk S,
  * preceded by a REG_MR of the slot's MR when the data needs one (reads
  * larger than the slot's bounce buffer, writes with more segments than
- * send SGEs).  The server answers with an RDMA_WRITE_WITH_IMM carrying slot
+ * send SGEs), itself fenced by a LOCAL_INV (see TRS_CLT_MR_WRS).  The server answers with an RDMA_WRITE_WITH_IMM carrying slot
  * and status in the immediate; a small read's data arrives with it in the
  * bounce buffer and is copied to the request's pages.
  * done() runs once the reply arrived and, with an MR, the LOCAL_INV posted
@@ -125,6 +125,7 @@ static void trs_clt_slot_event(struct ib_cq *cq, struct trs_clt_slot *slot,
 		trs_clt_finish(conn->sess, io, status);
 }
 
+/* The REG_MR of a request and the LOCAL_INV fencing it. */
 static void trs_clt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
@@ -332,6 +333,12 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	struct ib_sge sge[TRS_CLT_MAX_SEND_SGE];
 	struct trs_msg_req *req = slot->hdr;
 	const struct ib_send_wr *bad_wr;
+	/* the key of the MR's last registration: taken before the rotation */
+	struct ib_send_wr inv = {
+		.opcode			= IB_WR_LOCAL_INV,
+		.wr_cqe			= &slot->reg_cqe,
+		.ex.invalidate_rkey	= slot->mr->rkey,
+	};
 	struct ib_reg_wr reg = {};
 	struct ib_rdma_wr wr = {
 		.wr = {
@@ -351,8 +358,8 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	bool bounce = trs_clt_bounced(io);
 	int nents = 0, err = 0;
 
-	/* room for the most a request takes: REG_MR, WRITE and LOCAL_INV */
-	if (conn->sq_free < 3)
+	/* room for the most a request takes: see TRS_CLT_MR_WRS */
+	if (conn->sq_free < TRS_CLT_MR_WRS)
 		return -EAGAIN;
 	if (io->dir != DMA_NONE && !bounce) {
 		nents = ib_dma_map_sg(dev, io->sgl, io->sg_cnt, io->dir);
@@ -412,8 +419,10 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 				      DMA_TO_DEVICE);
 
 	if (reg.mr) {
+		/* the LOCAL_INV fences the REG_MR: see TRS_CLT_MR_WRS */
+		inv.next = &reg.wr;
 		reg.wr.next = first;
-		first = &reg.wr;
+		first = &inv;
 	}
 	slot->io = io;
 	slot->conn = conn;
@@ -435,8 +444,8 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		goto unmap;
 	}
 	/* with an MR, the entry of the LOCAL_INV to come is reserved */
-	conn->sq_free -= reg.mr ? 3 : 1;
-	conn->sq_posted += reg.mr ? 2 : 1;
+	conn->sq_free -= reg.mr ? TRS_CLT_MR_WRS : 1;
+	conn->sq_posted += reg.mr ? TRS_CLT_MR_WRS - 1 : 1;
 	if (wr.wr.send_flags) {
 		slot->send_seq = conn->sq_posted;
 		conn->unsignaled = 0;
@@ -454,7 +463,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	}
 
 	conn->stats.requests++;
-	conn->stats.wrs_posted += reg.mr ? 2 : 1;
+	conn->stats.wrs_posted += reg.mr ? TRS_CLT_MR_WRS - 1 : 1;
 	if (io->dir == DMA_TO_DEVICE)
 		conn->stats.bytes_written += io->data_len;
 	else if (io->dir == DMA_FROM_DEVICE)

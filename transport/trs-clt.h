@@ -40,6 +40,18 @@
  * retires the unsignaled WRs before it (send queue order).
  */
 #define TRS_CLT_SIGNAL_EVERY	16u
+/*
+ * Send queue entries a request with an MR takes: LOCAL_INV, REG_MR,
+ * RDMA_WRITE_WITH_IMM and the LOCAL_INV posted after the reply.  The first
+ * LOCAL_INV (of the MR's last key: the MR is already free) fences the
+ * REG_MR, which then runs only once every WR before it completed.  Soft
+ * RoCE (rdma_rxe up to at least 6.1) restarts a retransmission at the
+ * oldest WR not completed and runs again every REG_MR it meets on the way;
+ * a REG_MR of a valid MR fails, its QP dies without a completion and the
+ * session hangs.  With the fence no REG_MR is ever behind a WR that may be
+ * retransmitted.
+ */
+#define TRS_CLT_MR_WRS		4u
 
 enum trs_clt_state {
 	TRS_CLT_CONNECTING,	/* trs_clt_open() is setting it up */

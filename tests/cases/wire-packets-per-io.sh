@@ -65,12 +65,14 @@ wire read-4k 4k 200 7 2 2
 # 128k write: request 129 packets (the responder also ACKs after 128 of
 # them, rxe's limit of unacknowledged packets), reply 1.  With 32 separate
 # pages the data needs more SGEs than the device takes and goes through
-# the slot's MR (REG_MR, WRITE_WITH_IMM, LOCAL_INV, receive); with fewer
-# segments it goes as SGEs (WRITE_WITH_IMM, receive).  Same packets.
-wire write-128k 128k 50 133 3 2-4
+# the slot's MR (the LOCAL_INV fencing the REG_MR, REG_MR, WRITE_WITH_IMM,
+# LOCAL_INV, receive); with fewer segments it goes as SGEs
+# (WRITE_WITH_IMM, receive).  Same packets.
+wire write-128k 128k 50 133 3 2-5
 # 128k read: request 1, reply 128 packets (again 2 ACKs), ACK.  Too big
-# for the bounce buffer: REG_MR, WRITE_WITH_IMM, LOCAL_INV, receive.
-wire read-128k 128k 50 132 3 4
+# for the bounce buffer: fencing LOCAL_INV, REG_MR, WRITE_WITH_IMM,
+# LOCAL_INV, receive.
+wire read-128k 128k 50 132 3 5
 
 # Under load write replies can share one message (TRS_IMM_RSP_BATCH).
 # A 4k write's request is still 5 packets and an ACK; each reply message

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: two guests, the client's link drops 1% of its packets (netem): rxe
+#       retransmits, and writes and reads that go through the slot MRs
+#       (more segments than send SGEs, reads above the bounce size) still
+#       pass fio verify; no REG_MR runs again on a valid MR ("not free")
+# boot: host
+# timeout: 700
+. "$REPO/tests/lib/host.sh"
+sync=$(mk_dir sync)
+img=$CASE_RESULTS/server-disk.img
+truncate -s 256M "$img"
+p=$((20000 + RANDOM % 20000))
+cat >"$sync/../server.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.1/24
+load_rnbd_server
+touch /sync/server-ready
+i=0
+while [ ! -e /sync/client-done ]; do
+	i=$((i + 1)); [ $i -lt 1000 ] || die "client never finished"; sleep 0.5
+done
+unload_rnbd
+G
+cat >"$sync/../client.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.2/24
+tc qdisc add dev eth0 root netem loss 1% || die "netem"
+load_rnbd_client
+i=0
+while [ ! -e /sync/server-ready ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || die "server never ready"; sleep 0.5
+done
+dev=$(MAP_ADDR=10.10.0.1 map_dev remote /dev/vda)
+r0=$(cat "$RXE_CNT/completer_retry_err")
+fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
+	--bsrange=64k-128k --iodepth=32 --size=8M --verify=crc32c --verify_fatal=1 \
+	--verify_state_save=0 --numjobs=2 --offset_increment=64M \
+	--cpus_allowed=0,1 --cpus_allowed_policy=split >/tmp/fio.out 2>&1 ||
+	{ cat /tmp/fio.out; die "fio verify"; }
+r1=$(cat "$RXE_CNT/completer_retry_err")
+log "rxe retransmissions during fio: $((r1 - r0))"
+[ $((r1 - r0)) -gt 0 ] || die "no retransmission: the loss was not exercised"
+dmesg | grep 'not free' && die "a REG_MR ran again on a valid MR"
+unmap_dev "$dev"
+unload_rnbd
+touch /sync/client-done
+G
+start_guest server --timeout 500 --share "$sync" --disk "$img" --net "$p:$((p + 1)):52:54:00:00:00:01" "$sync/../server.sh"
+start_guest client --timeout 500 --share "$sync" --net "$((p + 1)):$p:52:54:00:00:00:02" "$sync/../client.sh"
+crc=0; wait_guest client || crc=$?
+src=0; wait_guest server || src=$?
+guest_log client
+guest_log server
+[ "$crc" = 0 ] || die "client guest status $crc"
+[ "$src" = 0 ] || die "server guest status $src"
