@@ -440,6 +440,10 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	slot->status = 0;
 	err = ib_post_send(conn->cm_id->qp, first, &bad_wr);
 	if (err && bad_wr == first) {
+		/* nothing posted: the MR keeps the key the device knows */
+		if (reg.mr)
+			ib_update_fast_reg_key(slot->mr,
+					       inv.ex.invalidate_rkey & 0xff);
 		slot->io = NULL;
 		goto unmap;
 	}
