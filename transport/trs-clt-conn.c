@@ -267,10 +267,10 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 		 * A request puts at most TRS_CLT_MR_WRS WRs in the send
 		 * queue; conn->sq_free counts entries until a signaled
 		 * completion retires them, and a request finding fewer waits
-		 * (-EAGAIN).  Room for @qd
-		 * requests (one per slot) and TRS_CLT_SIGNAL_EVERY retired
-		 * late, plus the drain WR.  Each reply consumes a receive:
-		 * qd, plus the chunk table on connection 0, plus the drain WR.
+		 * (-EAGAIN).  Room for @qd requests (one per slot) and
+		 * TRS_CLT_SIGNAL_EVERY retired late, plus the drain WR.
+		 * Each reply consumes a receive: qd, plus the chunk table on
+		 * connection 0, plus the drain WR.
 		 */
 		.send_wr	= TRS_CLT_MR_WRS * qd + TRS_CLT_SIGNAL_EVERY + 1,
 		.recv_wr	= qd + 1 + !conn->idx,

@@ -6,8 +6,9 @@
  * write, its data) to the end of the header area of server chunk S,
  * preceded by a REG_MR of the slot's MR when the data needs one (reads
  * larger than the slot's bounce buffer, writes with more segments than
- * send SGEs), itself fenced by a LOCAL_INV (see TRS_CLT_MR_WRS).  The server answers with an RDMA_WRITE_WITH_IMM carrying slot
- * and status in the immediate; a small read's data arrives with it in the
+ * send SGEs), itself fenced by a LOCAL_INV (see TRS_CLT_MR_WRS).  The
+ * server answers with an RDMA_WRITE_WITH_IMM carrying slot and status in
+ * the immediate; a small read's data arrives with it in the
  * bounce buffer and is copied to the request's pages.
  * done() runs once the reply arrived and, with an MR, the LOCAL_INV posted
  * after the reply completed.  From then on neither the server nor the HCA
@@ -432,7 +433,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		wr.wr.send_flags = 0;
 		slot->flags = TRS_SLOT_MR | TRS_SLOT_SENT;
 	} else if (conn->unsignaled + 1 < TRS_CLT_SIGNAL_EVERY &&
-		   conn->sq_free > TRS_CLT_SIGNAL_EVERY + 3) {
+		   conn->sq_free > TRS_CLT_SIGNAL_EVERY + TRS_CLT_MR_WRS - 1) {
 		/* the reply will complete the request */
 		wr.wr.send_flags = 0;
 		slot->flags = TRS_SLOT_SENT;
