@@ -17,20 +17,12 @@ G
 cat >"$sync/../client.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 setup_rxe eth0 10.10.0.2/24
-i=0
-while [ ! -e /sync/server-ready ]; do
-	i=$((i + 1)); [ $i -lt 240 ] || die "server never ready"; sleep 0.5
-done
+wait_sync /sync/server-ready 120
 timeout 100 rping -c -a 10.10.0.1 -C 5 -v >/tmp/rping.log 2>&1 ||
 	{ cat /tmp/rping.log; die "rping client failed"; }
 cat /tmp/rping.log
 expect_eq "pings" "$(grep -c 'ping data' /tmp/rping.log)" 5
 G
-start_guest server --timeout 240 --share "$sync" --net "$p:$((p + 1)):52:54:00:00:00:01" "$sync/../server.sh"
-start_guest client --timeout 240 --share "$sync" --net "$((p + 1)):$p:52:54:00:00:00:02" "$sync/../client.sh"
-crc=0; wait_guest client || crc=$?
-src=0; wait_guest server || src=$?
-guest_log client
-guest_log server
-[ "$crc" = 0 ] || die "client guest status $crc"
-[ "$src" = 0 ] || die "server guest status $src"
+start_guest server --timeout 240 --share "$sync" --net "$(pair_net $p server)" "$sync/../server.sh"
+start_guest client --timeout 240 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
+wait_pair client server

@@ -10,7 +10,7 @@ sync=$(mk_dir sync)
 img=$CASE_RESULTS/server-disk.img
 truncate -s 64M "$img"
 p=$((20000 + RANDOM % 20000))
-srvnet="$p:$((p + 1)):52:54:00:00:00:01"
+srvnet=$(pair_net $p server)
 cat >"$sync/../server1.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 setup_rxe eth0 10.10.0.1/24
@@ -32,31 +32,20 @@ wait $! || { cat /tmp/rping.log; die "rping server failed"; }
 G
 cat >"$sync/../client.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-waitf() {
-	i=0
-	while [ ! -e "$1" ]; do
-		i=$((i + 1)); [ $i -lt 600 ] || die "timed out waiting for $1"; sleep 0.5
-	done
-}
 setup_rxe eth0 10.10.0.2/24
-waitf /sync/server1-ready
+wait_sync /sync/server1-ready 300
 timeout 60 rping -c -a 10.10.0.1 -C 3 -v >/tmp/r1.log 2>&1 || { cat /tmp/r1.log; die "rping 1"; }
 expect_eq "pings to first server boot" "$(grep -c 'ping data' /tmp/r1.log)" 3
 touch /sync/client-phase1
-waitf /sync/server2-ready
+wait_sync /sync/server2-ready 300
 timeout 60 rping -c -a 10.10.0.1 -C 3 -v >/tmp/r2.log 2>&1 || { cat /tmp/r2.log; die "rping 2"; }
 expect_eq "pings to restarted server" "$(grep -c 'ping data' /tmp/r2.log)" 3
 echo "client kept running: up $(cut -d' ' -f1 /proc/uptime) s"
 G
 echo "$RANDOM$RANDOM" >"$sync/token"
 start_guest server1 --timeout 400 --share "$sync" --disk "$img" --net "$srvnet" "$sync/../server1.sh"
-start_guest client --timeout 440 --share "$sync" --net "$((p + 1)):$p:52:54:00:00:00:02" "$sync/../client.sh"
+start_guest client --timeout 440 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
 wait_file "$sync/client-phase1" 300 || { guest_log client; guest_log server1; die "phase 1"; }
 kill_guest server1
 start_guest server2 --timeout 300 --share "$sync" --disk "$img" --net "$srvnet" "$sync/../server2.sh"
-crc=0; wait_guest client || crc=$?
-src=0; wait_guest server2 || src=$?
-guest_log client
-guest_log server2
-[ "$crc" = 0 ] || die "client guest status $crc"
-[ "$src" = 0 ] || die "restarted server guest status $src"
+wait_pair client server2

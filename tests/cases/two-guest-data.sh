@@ -14,10 +14,7 @@ cat >"$sync/../server.sh" <<'G'
 setup_rxe eth0 10.10.0.1/24
 load_rnbd_server
 touch /sync/server-ready
-i=0
-while [ ! -e /sync/client-done ]; do
-	i=$((i + 1)); [ $i -lt 1500 ] || die "client never finished"; sleep 0.5
-done
+wait_sync /sync/client-done 750
 got=$(dd if=/dev/vda bs=1M skip=200 count=16 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
 expect_eq "client's pattern on the server disk" "$got" "$(cat /sync/pattern.sha)"
 unload_rnbd
@@ -26,10 +23,7 @@ cat >"$sync/../client.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 setup_rxe eth0 10.10.0.2/24
 load_rnbd_client
-i=0
-while [ ! -e /sync/server-ready ]; do
-	i=$((i + 1)); [ $i -lt 600 ] || die "server never ready"; sleep 0.5
-done
+wait_sync /sync/server-ready 300
 dev=$(MAP_ADDR=10.10.0.1 map_dev remote /dev/vda)
 expect_eq "remote size" "$(cat /sys/block/$dev/size)" $((256 * 2048))
 fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
@@ -45,11 +39,6 @@ unmap_dev "$dev"
 unload_rnbd
 touch /sync/client-done
 G
-start_guest server --timeout 800 --share "$sync" --disk "$img" --net "$p:$((p + 1)):52:54:00:00:00:01" "$sync/../server.sh"
-start_guest client --timeout 800 --share "$sync" --net "$((p + 1)):$p:52:54:00:00:00:02" "$sync/../client.sh"
-crc=0; wait_guest client || crc=$?
-src=0; wait_guest server || src=$?
-guest_log client
-guest_log server
-[ "$crc" = 0 ] || die "client guest status $crc"
-[ "$src" = 0 ] || die "server guest status $src"
+start_guest server --timeout 800 --share "$sync" --disk "$img" --net "$(pair_net $p server)" "$sync/../server.sh"
+start_guest client --timeout 800 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
+wait_pair client server

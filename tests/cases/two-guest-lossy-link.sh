@@ -15,10 +15,7 @@ cat >"$sync/../server.sh" <<'G'
 setup_rxe eth0 10.10.0.1/24
 load_rnbd_server
 touch /sync/server-ready
-i=0
-while [ ! -e /sync/client-done ]; do
-	i=$((i + 1)); [ $i -lt 1000 ] || die "client never finished"; sleep 0.5
-done
+wait_sync /sync/client-done 500
 unload_rnbd
 G
 cat >"$sync/../client.sh" <<'G'
@@ -26,10 +23,7 @@ cat >"$sync/../client.sh" <<'G'
 setup_rxe eth0 10.10.0.2/24
 tc qdisc add dev eth0 root netem loss 1% || die "netem"
 load_rnbd_client
-i=0
-while [ ! -e /sync/server-ready ]; do
-	i=$((i + 1)); [ $i -lt 600 ] || die "server never ready"; sleep 0.5
-done
+wait_sync /sync/server-ready 300
 dev=$(MAP_ADDR=10.10.0.1 map_dev remote /dev/vda)
 r0=$(cat "$RXE_CNT/completer_retry_err")
 fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
@@ -45,11 +39,6 @@ unmap_dev "$dev"
 unload_rnbd
 touch /sync/client-done
 G
-start_guest server --timeout 500 --share "$sync" --disk "$img" --net "$p:$((p + 1)):52:54:00:00:00:01" "$sync/../server.sh"
-start_guest client --timeout 500 --share "$sync" --net "$((p + 1)):$p:52:54:00:00:00:02" "$sync/../client.sh"
-crc=0; wait_guest client || crc=$?
-src=0; wait_guest server || src=$?
-guest_log client
-guest_log server
-[ "$crc" = 0 ] || die "client guest status $crc"
-[ "$src" = 0 ] || die "server guest status $src"
+start_guest server --timeout 500 --share "$sync" --disk "$img" --net "$(pair_net $p server)" "$sync/../server.sh"
+start_guest client --timeout 500 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
+wait_pair client server

@@ -78,6 +78,17 @@ ko_insert() {
 }
 
 # Load the rnbd stack from this tree: transport, then server and client.
+# wait_sync FILE SECONDS: wait up to SECONDS for the other guest of a
+# two-guest case to create FILE on the /sync share; dies if it does not.
+wait_sync() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1))
+		[ $i -le $(($2 * 2)) ] || die "timed out waiting for $1"
+		sleep 0.5
+	done
+}
+
 load_rnbd() {
 	for m in transport/rnbd_trs_core transport/rnbd_trs_server \
 		 transport/rnbd_trs_client; do

@@ -59,6 +59,29 @@ wait_file() {
 	done
 }
 
+# pair_net PORT server|client: the --net argument of one end of the
+# two-guest link on UDP ports PORT and PORT+1 (server 10.10.0.1's MAC ends
+# in 01, the client's in 02).
+pair_net() {
+	if [ "$2" = server ]; then
+		echo "$1:$(($1 + 1)):52:54:00:00:00:01"
+	else
+		echo "$(($1 + 1)):$1:52:54:00:00:00:02"
+	fi
+}
+
+# wait_pair CLIENT SERVER: wait for both guests, print their logs, and die
+# if either ended with a non-zero status.
+wait_pair() {
+	local crc=0 src=0
+	wait_guest "$1" || crc=$?
+	wait_guest "$2" || src=$?
+	guest_log "$1"
+	guest_log "$2"
+	[ "$crc" = 0 ] || die "$1 guest status $crc"
+	[ "$src" = 0 ] || die "$2 guest status $src"
+}
+
 guest_log() {
 	echo "--- $1: test.log"
 	cat "${GUEST_JOB[$1]}/test.log" 2>/dev/null
