@@ -37,6 +37,18 @@ settle() {
 
 # ---- fio matrix -----------------------------------------------------------
 
+# With run --insn, QEMU's insn-count plugin writes /job/insn.txt and counts
+# the guest's instructions at each execution of the marker program.
+INSN_MARK=
+INSN_SEQ=0
+[ ! -e /job/insn.txt ] || INSN_MARK=$REPO/.build/insn/mark
+
+insn_mark() {
+	[ -n "$INSN_MARK" ] || return 0
+	"$INSN_MARK" || die "insn-count marker"
+	INSN_SEQ=$((INSN_SEQ + 1))
+}
+
 run_row() {
 	row=$1 tgt=$2 dev=$3 rep=$4
 	job=$FIO_DIR/$row.fio
@@ -49,9 +61,13 @@ run_row() {
 	fi
 	kmsg "bench: $row on $tgt ($dev), repeat $rep"
 	counters >/tmp/c0
+	insn_mark
 	DEV=/dev/$dev fio --output-format=json --output="$out" "$job" ||
 		die "fio $row on $tgt"
+	insn_mark
 	counters >/tmp/c1
+	[ -z "$INSN_MARK" ] ||
+		echo "$((INSN_SEQ - 1)) $INSN_SEQ ${out#"$OUT"/}" >>"$OUT/insn-marks"
 	# The CPU time and kernel events a row costs, whoever spends them:
 	# fio, the block layer, rxe, the client and the server, kworkers.
 	counters_delta /tmp/c0 /tmp/c1 >"${out%.json}.counters"

@@ -81,17 +81,44 @@ def counters_file(path):
     return res
 
 
-def per_io(path, iops, cpus):
+def insn_deltas(out):
+    """Guest instructions (all vCPUs) executed during each fio run, from the
+    insn-count plugin's marks (scripts/bench/run --insn): the guest logs
+    which two marks bracket which run in insn-marks, the plugin the counts
+    at each mark in ../insn.txt.  Keyed by the run's fio JSON path."""
+    marks_path = os.path.join(out, "insn-marks")
+    counts_path = os.path.join(out, "..", "insn.txt")
+    if not os.path.exists(marks_path) or not os.path.exists(counts_path):
+        return {}
+    at = {}
+    with open(counts_path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) > 3 and p[0] == "mark":
+                at[int(p[1])] = sum(int(x) for x in p[3:])
+    res = {}
+    with open(marks_path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) == 3 and int(p[0]) in at and int(p[1]) in at:
+                res[os.path.join(out, p[2])] = at[int(p[1])] - at[int(p[0])]
+    return res
+
+
+def per_io(path, iops, cpus, insns=None):
     """CPU time (us) and kernel events per IO over a fio run, from the
     guest's counters around it: the busy share of all CPUs' time, and each
     event's rate, divided by the IO rate.  /proc/stat ticks are USER_HZ
-    (100 per second)."""
+    (100 per second).  With @insns, the guest instructions the run
+    executed, also per IO."""
     c = counters_file(path)
     busy, idle = c.get("cpu_busy_ticks", 0), c.get("cpu_idle_ticks", 0)
     if not busy + idle or not iops:
         return {}
     secs = (busy + idle) / (cpus * 100.0)
     res = {"cpu_us_per_io": busy / (busy + idle) * cpus * 1e6 / iops}
+    if insns is not None:
+        res["kinsn_per_io"] = insns / secs / iops / 1000.0
     for k in ("ctxt", "intr", "softirq_tasklet", "softirq_irq_poll",
               "rxe_pkts"):
         if k in c:
@@ -103,6 +130,7 @@ def per_io(path, iops, cpus):
 
 def matrix(out, cpus):
     rows = {}
+    insn = insn_deltas(out)
     fio_dir = os.path.join(out, "fio")
     for rep in sorted(os.listdir(fio_dir), key=int):
         for name in sorted(os.listdir(os.path.join(fio_dir, rep))):
@@ -112,7 +140,7 @@ def matrix(out, cpus):
             path = os.path.join(fio_dir, rep, name)
             st = fio_stats(path)
             st.update(per_io(path[:-len(".json")] + ".counters",
-                             st["iops"], cpus))
+                             st["iops"], cpus, insn.get(path)))
             for k, v in st.items():
                 rows.setdefault(row, {}).setdefault(tgt, {}).setdefault(
                     k, []).append(v)
@@ -269,6 +297,26 @@ def main():
                     f"{med[t].get('rxe_pkts_per_io', 0):.2f}"
                     for t in ("rnbd", "nvme"))
                 + f"  WRs {med['rnbd'].get('client_wrs_per_request', 0):.2f}")
+
+    ins = [n for n in sorted(m)
+           if all("kinsn_per_io" in m[n][t] for t in TARGETS)]
+    if ins:
+        print("\nguest instructions per IO, all vCPUs (thousands, medians;"
+              " insn-count plugin: the\nsame whatever the host's speed),"
+              " and 2-job/1-job QD32 (below 1: the second CPU\nmade each IO"
+              " cheaper):")
+        for name in ins:
+            med = {t: m[name][t]["kinsn_per_io"]["median"] for t in TARGETS}
+            m[name]["insn rnbd/nvme"] = med["rnbd"] / med["nvme"]
+            line = (f"  {name:22} " + "  ".join(
+                f"{t} {med[t]:7.1f}" for t in TARGETS)
+                + f"  rnbd/nvme {m[name]['insn rnbd/nvme']:.2f}")
+            one = name[:-len("-2j")]
+            if name.endswith("-2j") and one in ins:
+                line += "  2j/1j " + "/".join(
+                    f"{med[t] / m[one][t]['kinsn_per_io']['median']:.2f}"
+                    for t in ("rnbd", "nvme")) + " (rnbd/nvme)"
+            print(line)
 
     w = res["wire"]
     if w:
