@@ -158,6 +158,18 @@ def matrix(out, cpus):
             res[row]["cpu rnbd/nvme"] = (
                 res[row]["rnbd"]["cpu_us_per_io"]["median"] /
                 res[row]["nvme"]["cpu_us_per_io"]["median"])
+        if all("kinsn_per_io" in res[row][t] for t in TARGETS):
+            res[row]["insn rnbd/nvme"] = (
+                res[row]["rnbd"]["kinsn_per_io"]["median"] /
+                res[row]["nvme"]["kinsn_per_io"]["median"])
+    # instructions per IO of a two-job row against its one-job row
+    for row in res:
+        one = row[:-len("-2j")]
+        if (row.endswith("-2j") and "insn rnbd/nvme" in res[row] and
+                "insn rnbd/nvme" in res.get(one, {})):
+            res[row]["insn 2j/1j"] = {
+                t: res[row][t]["kinsn_per_io"]["median"] /
+                res[one][t]["kinsn_per_io"]["median"] for t in TARGETS}
     return res
 
 
@@ -298,8 +310,7 @@ def main():
                     for t in ("rnbd", "nvme"))
                 + f"  WRs {med['rnbd'].get('client_wrs_per_request', 0):.2f}")
 
-    ins = [n for n in sorted(m)
-           if all("kinsn_per_io" in m[n][t] for t in TARGETS)]
+    ins = [n for n in sorted(m) if "insn rnbd/nvme" in m[n]]
     if ins:
         print("\nguest instructions per IO, all vCPUs (thousands, medians;"
               " insn-count plugin: the\nsame whatever the host's speed),"
@@ -307,14 +318,12 @@ def main():
               " cheaper):")
         for name in ins:
             med = {t: m[name][t]["kinsn_per_io"]["median"] for t in TARGETS}
-            m[name]["insn rnbd/nvme"] = med["rnbd"] / med["nvme"]
             line = (f"  {name:22} " + "  ".join(
                 f"{t} {med[t]:7.1f}" for t in TARGETS)
                 + f"  rnbd/nvme {m[name]['insn rnbd/nvme']:.2f}")
-            one = name[:-len("-2j")]
-            if name.endswith("-2j") and one in ins:
+            if "insn 2j/1j" in m[name]:
                 line += "  2j/1j " + "/".join(
-                    f"{med[t] / m[one][t]['kinsn_per_io']['median']:.2f}"
+                    f"{m[name]['insn 2j/1j'][t]:.2f}"
                     for t in ("rnbd", "nvme")) + " (rnbd/nvme)"
             print(line)
 
