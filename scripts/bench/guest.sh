@@ -60,12 +60,15 @@ run_row() {
 		job=/tmp/row.fio
 	fi
 	kmsg "bench: $row on $tgt ($dev), repeat $rep"
-	counters >/tmp/c0
+	counters "$dev" >/tmp/c0
+	# run --insn-prof: the symbols the profile's addresses belong to
+	[ ! -e /job/insn-prof.txt ] || [ -e "$OUT/kallsyms.$tgt" ] ||
+		cat /proc/kallsyms >"$OUT/kallsyms.$tgt"
 	insn_mark
 	DEV=/dev/$dev fio --output-format=json --output="$out" "$job" ||
 		die "fio $row on $tgt"
 	insn_mark
-	counters >/tmp/c1
+	counters "$dev" >/tmp/c1
 	[ -z "$INSN_MARK" ] ||
 		echo "$((INSN_SEQ - 1)) $INSN_SEQ ${out#"$OUT"/}" >>"$OUT/insn-marks"
 	# The CPU time and kernel events a row costs, whoever spends them:

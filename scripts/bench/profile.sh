@@ -37,11 +37,11 @@ sed -e "s/^runtime=.*/runtime=$RUNTIME/" -e 's/^ramp_time=.*/ramp_time=0/' \
 for rep in 1 2; do
 	for tgt in local rnbd nvme; do
 		dev=$(eval echo "\$DEV_$tgt")
-		counters >/tmp/c0
+		counters "$dev" >/tmp/c0
 		DEV="/dev/$dev" fio --output-format=json \
 			--output="$OUT/$tgt.$rep.fio.json" /tmp/row.fio ||
 			die "fio on $tgt"
-		counters >/tmp/c1
+		counters "$dev" >/tmp/c1
 		counters_delta /tmp/c0 /tmp/c1 \
 			>"$OUT/$tgt.$rep.counters"
 	done

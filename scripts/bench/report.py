@@ -108,21 +108,24 @@ def insn_deltas(out):
 def per_io(path, iops, cpus, insns=None):
     """CPU time (us) and kernel events per IO over a fio run, from the
     guest's counters around it: the busy share of all CPUs' time, and each
-    event's rate, divided by the IO rate.  /proc/stat ticks are USER_HZ
-    (100 per second).  With @insns, the guest instructions the run
-    executed, also per IO."""
+    event's count, divided by the IOs the device completed in between
+    (dev_ios: ramp and start-up included, like the counts).  Without
+    dev_ios (older results), rates over the window divided by fio's IOPS.
+    /proc/stat ticks are USER_HZ (100 per second).  With @insns, the guest
+    instructions the run executed, also per IO."""
     c = counters_file(path)
     busy, idle = c.get("cpu_busy_ticks", 0), c.get("cpu_idle_ticks", 0)
     if not busy + idle or not iops:
         return {}
     secs = (busy + idle) / (cpus * 100.0)
-    res = {"cpu_us_per_io": busy / (busy + idle) * cpus * 1e6 / iops}
+    ios = c.get("dev_ios") or secs * iops
+    res = {"cpu_us_per_io": busy * 1e4 / ios}
     if insns is not None:
-        res["kinsn_per_io"] = insns / secs / iops / 1000.0
+        res["kinsn_per_io"] = insns / ios / 1000.0
     for k in ("ctxt", "intr", "softirq_tasklet", "softirq_irq_poll",
               "rxe_pkts"):
         if k in c:
-            res[k + "_per_io"] = c[k] / secs / iops
+            res[k + "_per_io"] = c[k] / ios
     if c.get("rnbd_requests"):
         res["client_wrs_per_request"] = c["rnbd_wrs"] / c["rnbd_requests"]
     return res

@@ -54,10 +54,16 @@ sched_none() {
 	return 0
 }
 
-# counters: one "name value" per line, all monotonic.  A counter missing
-# from either side of a delta (the rnbd session before it is mapped) is
-# left out of it.
+# counters [DEV]: one "name value" per line, all monotonic.  A counter
+# missing from either side of a delta (the rnbd session before it is
+# mapped) is left out of it.  With DEV, also the IOs the block device
+# completed (reads and writes, /proc/diskstats); a multipath NVMe disk
+# counts none itself, its path disks nvmeXcZnY (hidden, still listed) do.
 counters() {
+	[ -z "${1:-}" ] || awk -v re="^$(echo "$1" |
+		sed -E 's/^(nvme[0-9]+)(n[0-9]+)$/\1(c[0-9]+)?\2/')\$" \
+		'$3 ~ re { n += $4 + $8 } END { print "dev_ios", n + 0 }' \
+		/proc/diskstats
 	awk '/^cpu / { print "cpu_busy_ticks", $2 + $3 + $4 + $7 + $8;
 		       print "cpu_idle_ticks", $5 + $6 }
 	     /^cpu[0-9]+ / { print $1 "_busy_ticks", $2 + $3 + $4 + $7 + $8 }
