@@ -35,7 +35,9 @@ def main():
                 cnt[k] = int(v)
                 if k not in keys:
                     keys.append(k)
-        rows.append((tgt, rep, n, iops, cnt))
+        # the IOs the device completed while the counters ran, start-up
+        # included, when the counters have them (else fio's own count)
+        rows.append((tgt, rep, cnt.pop("dev_ios", 0) or n, iops, cnt))
     print("per IO           " + "".join(f"{t + '.' + r:>12}" for t, r, *_ in rows))
     print("iops             " + "".join(f"{i:12.0f}" for _, _, _, i, _ in rows))
     for k in keys:
