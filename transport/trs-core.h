@@ -7,6 +7,8 @@
 #ifndef TRS_CORE_H
 #define TRS_CORE_H
 
+#include <linux/bottom_half.h>
+#include <linux/preempt.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
@@ -70,6 +72,31 @@ static inline bool trs_wc_failed(const struct ib_wc *wc, const char *what)
 				   ib_wc_status_msg(wc->status),
 				   wc->vendor_err);
 	return true;
+}
+
+/*
+ * trs_bh_off() and trs_bh_on() bracket a post made in task context.  A
+ * software RDMA device (rxe) does the work of a post in a tasklet, which a
+ * task can only raise for ksoftirqd: a switch to ksoftirqd and back per
+ * message.  With bottom halves off around the post, trs_bh_on() runs that
+ * tasklet at once, on this CPU, in this task.  In interrupt context, or with
+ * interrupts off, bottom halves stay as they are: the softirq runs when the
+ * interrupt returns, or later.  Call trs_bh_on() with no lock held that
+ * softirq completion handlers take.  Only for posts whose receiver does not
+ * preempt the poster (see "Both sides" in the transport protocol document).
+ */
+static inline bool trs_bh_off(void)
+{
+	if (!in_task() || irqs_disabled())
+		return false;
+	local_bh_disable();
+	return true;
+}
+
+static inline void trs_bh_on(bool off)
+{
+	if (off)
+		local_bh_enable();
 }
 
 /* Fill @reg to register @mr (already mapped) under its current key. */

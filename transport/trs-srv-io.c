@@ -183,6 +183,7 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 	struct trs_srv_conn *conn = slot->conn;
 	struct trs_srv_sess *sess = slot->sess;
 	unsigned long flags;
+	bool bh_off;
 	int err;
 
 	if (status > 0 || status < -MAX_ERRNO)
@@ -195,6 +196,7 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 					      TRS_HDR_AREA, slot->rsp_len,
 					      DMA_BIDIRECTIONAL);
 
+	bh_off = trs_bh_off();
 	spin_lock_irqsave(&conn->lock, flags);
 	if (!conn->dead && trs_srv_may_hold(conn, slot, status)) {
 		if (!conn->nr_held)
@@ -206,6 +208,7 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 		err = trs_srv_send_rsp(conn, slot, 0);
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
+	trs_bh_on(bh_off);
 	if (err) {
 		trs_srv_err_rl(sess, "cannot post a reply: %pe\n", ERR_PTR(err));
 		trs_srv_sess_fail(sess, "reply not posted");
@@ -221,11 +224,14 @@ void trs_srv_flush_work(struct work_struct *work)
 	struct trs_srv_conn *conn = container_of(work, struct trs_srv_conn,
 						 flush_work);
 	unsigned long flags;
+	bool bh_off;
 	int err;
 
+	bh_off = trs_bh_off();
 	spin_lock_irqsave(&conn->lock, flags);
 	err = trs_srv_post_held(conn);
 	spin_unlock_irqrestore(&conn->lock, flags);
+	trs_bh_on(bh_off);
 	if (err) {
 		trs_srv_err_rl(conn->sess, "cannot post a reply: %pe\n",
 			       ERR_PTR(err));
