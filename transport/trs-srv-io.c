@@ -198,12 +198,13 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 
 	/*
 	 * Transmit in this task (see trs_bh_off()) unless the reply carries
-	 * data to a request that had others behind it: such replies cannot
-	 * share a message, and sent one by one as each request is served
-	 * they would wake the client's task once per completion.  Left to
+	 * data.  Such replies cannot share a message: sent one by one as
+	 * each request is served they would wake the client's task once per
+	 * completion, and a large one keeps this high-priority task busy
+	 * while the client's task waits to submit its next request.  Left to
 	 * ksoftirqd, they leave after the CQ work, together.
 	 */
-	bh_off = (!slot->more || !slot->rsp_len) && trs_bh_off();
+	bh_off = !slot->rsp_len && trs_bh_off();
 	spin_lock_irqsave(&conn->lock, flags);
 	if (!conn->dead && trs_srv_may_hold(conn, slot, status)) {
 		if (!conn->nr_held)
