@@ -8,7 +8,10 @@ mkdir -p /run/exports
 nb=$(nullb_create nullb1 16)
 # The search path acts as the root for device_path (symlinks cannot lead
 # out of it), so the export is a device node inside it.
-mknod /run/exports/disk1 b $(stat -c '%t %T' "$nb" | awk '{ printf "%d %d", "0x"$1, "0x"$2 }')
+# stat prints major and minor in hex; the shell converts them (awk would
+# parse "0x.." only if it is mawk)
+set -- $(stat -c '%t %T' "$nb")
+mknod /run/exports/disk1 b $((0x$1)) $((0x$2))
 ln -s /dev/nullb1 /run/exports/escape
 SERVER_PARAMS="dev_search_path=/run/exports/"
 rnbd_setup
