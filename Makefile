@@ -5,11 +5,21 @@
 #   make            build every module against KDIR (Debian's packaged kernel)
 #   make lint       checkpatch --strict and sparse (C=2); fails on any finding
 #   make check      static checks plus every test case in the QEMU guest
+#   make check KERNEL=debug
+#                   the same on the debug kernel (KASAN, lockdep, kmemleak,
+#                   fault injection), built first: scripts/debug-kernel
 #   make demo       boot a guest and show a remote disk end to end
 #   make bench      rnbd against local null_blk and NVMe-oF RDMA (REPEAT=N)
 
 # The guest kernel: what Debian's linux-image-amd64 installed, never
 # `uname -r` (the host kernel is not the guest's).
+# KERNEL=debug: the debug kernel's build tree instead (scripts/debug-kernel).
+ifeq ($(KERNEL),debug)
+DEBUG_KERNEL := $(shell scripts/debug-kernel dir 2>/dev/null)
+ifeq ($(strip $(KDIR)),)
+KDIR := $(if $(DEBUG_KERNEL),$(DEBUG_KERNEL)/src,/nonexistent-debug-kernel)
+endif
+endif
 ifeq ($(strip $(KVER)),)
 KVER := $(shell scripts/kver 2>/dev/null)
 endif
@@ -20,13 +30,22 @@ endif
 # W=1 stays on for every build: the tree must be warning-free under it.
 W ?= 1
 
-.PHONY: all modules clean lint check demo bench setup
+.PHONY: all modules clean lint check demo bench setup debug-kernel
 
 all: modules
 
+# Objects built against another kernel tree are removed first: Kbuild would
+# otherwise keep some of them.
 modules:
-	@test -d "$(KDIR)" || { echo "KDIR=$(KDIR) missing: run scripts/setup" >&2; exit 1; }
+	@test -d "$(KDIR)" || { echo "KDIR=$(KDIR) missing: run scripts/setup (or scripts/debug-kernel build)" >&2; exit 1; }
+	@if [ -s .build/kdir ] && [ "$$(cat .build/kdir)" != "$(KDIR)" ]; then \
+		$(MAKE) -s -C "$$(cat .build/kdir)" M=$(CURDIR) clean 2>/dev/null || \
+		$(MAKE) -s -C $(KDIR) M=$(CURDIR) clean; fi
+	@mkdir -p .build && echo "$(KDIR)" >.build/kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
+
+debug-kernel:
+	scripts/debug-kernel build
 
 clean:
 	@test ! -d "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -75,6 +75,46 @@ ko_insert() {
 		modprobe "$d" || die "modprobe $d (for $ko)"
 	done
 	insmod "$ko" "$@" || die "insmod $ko"
+	mod_range_record "$(basename "$ko" .ko)"
+}
+
+# ---- kmemleak and lockdep (debug kernel) ----------------------------------
+
+# lockdep_check: fail once, in the case during which it happened, if lockdep
+# switched itself off (after any report, or any taint but an out-of-tree
+# module): every later case would run unchecked.  Succeeds without lockdep.
+lockdep_check() {
+	[ -r /proc/lockdep_stats ] || return 0
+	grep -q 'debug_locks: *0' /proc/lockdep_stats || return 0
+	[ -e /run/lockdep-off ] && return 0
+	touch /run/lockdep-off
+	echo "FAIL: lockdep is off from here on (tainted: $(cat /proc/sys/kernel/tainted))"
+	return 1
+}
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+MOD_RANGES=/run/rnbd-module-ranges
+
+# mod_range_record NAME: remember where a loaded module of ours lies, so
+# that kmemleak_check can pin a leak on it after it is unloaded, when its
+# frames print as bare addresses.
+mod_range_record() {
+	sed -n "s/^\($1\) \([0-9]*\) .* \(0x[0-9a-f]*\).*/\1 \3 \2/p" \
+		/proc/modules >>"$MOD_RANGES"
+}
+
+# kmemleak_check: scan for leaks, print every unreferenced object whose
+# allocation passed through one of our modules and fail if there is one.
+# The list is cleared after, so the next check sees only newer leaks.
+# Succeeds at once without kmemleak (Debian's kernel).
+kmemleak_check() {
+	[ -w "$KMEMLEAK" ] || return 0
+	# kmemleak leaves objects younger than 5 s alone.
+	sleep 6
+	echo scan >"$KMEMLEAK" || { echo "kmemleak scan failed"; return 1; }
+	cat "$KMEMLEAK" >/run/kmemleak.txt
+	echo clear >"$KMEMLEAK"
+	python3 "$REPO/tests/lib/kmemleak-ours.py" /run/kmemleak.txt "$MOD_RANGES"
 }
 
 # Load the rnbd stack from this tree: transport, then server and client.
@@ -89,19 +129,25 @@ wait_sync() {
 	done
 }
 
+# SERVER_PARAMS and TRS_SERVER_PARAMS: parameters of rnbd_server and of
+# rnbd_trs_server (sess_queue_depth=...).
 load_rnbd() {
-	for m in transport/rnbd_trs_core transport/rnbd_trs_server \
-		 transport/rnbd_trs_client; do
-		lsmod | grep -q "^$(basename $m) " || ko_insert "$REPO/$m.ko"
+	for m in rnbd_trs_core rnbd_trs_server rnbd_trs_client; do
+		lsmod | grep -q "^$m " && continue
+		if [ $m = rnbd_trs_server ]; then
+			ko_insert "$REPO/transport/$m.ko" $TRS_SERVER_PARAMS
+		else
+			ko_insert "$REPO/transport/$m.ko"
+		fi
 	done
 	lsmod | grep -q '^rnbd_server ' || ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
 	lsmod | grep -q '^rnbd_client ' || ko_insert "$REPO/client/rnbd_client.ko"
 }
 
 load_rnbd_server() {
-	for m in rnbd_trs_core rnbd_trs_server; do
-		lsmod | grep -q "^$m " || ko_insert "$REPO/transport/$m.ko"
-	done
+	lsmod | grep -q "^rnbd_trs_core " || ko_insert "$REPO/transport/rnbd_trs_core.ko"
+	lsmod | grep -q "^rnbd_trs_server " ||
+		ko_insert "$REPO/transport/rnbd_trs_server.ko" $TRS_SERVER_PARAMS
 	lsmod | grep -q '^rnbd_server ' || ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
 }
 

@@ -13,7 +13,7 @@ mkdir -p /job/results
 
 case_timeout() {
 	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$1" | head -1)
-	echo "${t:-300}"
+	echo $((${t:-300} * ${RNBD_TIMEOUT_SCALE:-1}))
 }
 
 post_case_cleanup() {
@@ -38,6 +38,9 @@ post_case_cleanup() {
 	for m in null_blk loop; do
 		lsmod | grep -q "^$m " && { rmmod "$m" 2>/dev/null || true; }
 	done
+	# Last: a module's exit path that forgets an object shows only now.
+	kmemleak_check || { echo "FAIL: kmemleak: objects leaked by our modules (above)"; return 1; }
+	lockdep_check || return 1
 	return 0
 }
 
