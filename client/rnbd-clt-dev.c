@@ -100,8 +100,10 @@ static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 		return BLK_STS_OK;
 
 	iu->sgt.sgl = iu->first_sgl;
-	if (sg_alloc_table_chained(&iu->sgt, blk_rq_nr_phys_segments(rq),
-				   iu->first_sgl, RNBD_CLT_INLINE_SG_CNT))
+	if (TRS_FI(sg_alloc_table_chained(&iu->sgt,
+					  blk_rq_nr_phys_segments(rq),
+					  iu->first_sgl,
+					  RNBD_CLT_INLINE_SG_CNT), -ENOMEM))
 		return BLK_STS_RESOURCE;
 	iu->trs.sgl = iu->sgt.sgl;
 	iu->trs.sg_cnt = blk_rq_map_sg(rq->q, rq, iu->sgt.sgl);
@@ -286,7 +288,8 @@ static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 	struct gendisk *disk;
 	int err;
 
-	disk = blk_mq_alloc_disk(&dev->sess->tag_set, dev);
+	disk = TRS_FI(blk_mq_alloc_disk(&dev->sess->tag_set, dev),
+		      ERR_PTR(-ENOMEM));
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
 	disk->major = rnbd_clt_major;
@@ -320,12 +323,13 @@ static struct rnbd_clt_dev *rnbd_clt_dev_alloc(struct rnbd_clt_sess *sess,
 {
 	struct rnbd_clt_dev *dev;
 
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	dev = TRS_FI(kzalloc(sizeof(*dev), GFP_KERNEL), NULL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	rnbd_clt_dev_kobj_init(dev);
-	dev->idx = ida_alloc_max(&rnbd_clt_index_ida, RNBD_CLT_MAX_DEVS - 1,
-				 GFP_KERNEL);
+	dev->idx = TRS_FI(ida_alloc_max(&rnbd_clt_index_ida,
+					RNBD_CLT_MAX_DEVS - 1, GFP_KERNEL),
+			  -ENOMEM);
 	if (dev->idx < 0) {
 		int err = dev->idx;
 

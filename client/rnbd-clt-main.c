@@ -56,7 +56,7 @@ static struct rnbd_clt_admin *rnbd_clt_admin_alloc(u16 type, u16 msg_len)
 {
 	struct rnbd_clt_admin *adm;
 
-	adm = kzalloc(sizeof(*adm), GFP_KERNEL);
+	adm = TRS_FI(kzalloc(sizeof(*adm), GFP_KERNEL), NULL);
 	if (!adm)
 		return NULL;
 	refcount_set(&adm->ref, 1);
@@ -239,11 +239,11 @@ static int rnbd_clt_sess_alloc_tags(struct rnbd_clt_sess *sess)
 	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED |
 		     BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	set->driver_data = sess;
-	err = blk_mq_alloc_tag_set(set);
+	err = TRS_FI(blk_mq_alloc_tag_set(set), -ENOMEM);
 	if (err)
 		return err;
 
-	sess->admin_q = blk_mq_init_queue(set);
+	sess->admin_q = TRS_FI(blk_mq_init_queue(set), ERR_PTR(-ENOMEM));
 	if (IS_ERR(sess->admin_q)) {
 		err = PTR_ERR(sess->admin_q);
 		blk_mq_free_tag_set(set);
@@ -265,7 +265,7 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 	struct rnbd_clt_sess *sess;
 	int err;
 
-	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	sess = TRS_FI(kzalloc(sizeof(*sess), GFP_KERNEL), NULL);
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&sess->ref);

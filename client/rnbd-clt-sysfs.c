@@ -151,7 +151,7 @@ int rnbd_clt_parse_map_opts(const char *buf, size_t count,
 		pr_err("map_device: input contains a NUL byte\n");
 		return -EINVAL;
 	}
-	options = kstrdup(buf, GFP_KERNEL);
+	options = TRS_FI(kstrdup(buf, GFP_KERNEL), NULL);
 	if (!options)
 		return -ENOMEM;
 	cur = strstrip(options);
@@ -217,7 +217,7 @@ static ssize_t map_device_store(struct device *d, struct device_attribute *attr,
 	struct rnbd_clt_map_opts *opts;
 	int err;
 
-	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	opts = TRS_FI(kzalloc(sizeof(*opts), GFP_KERNEL), NULL);
 	if (!opts)
 		return -ENOMEM;
 	err = rnbd_clt_parse_map_opts(buf, count, opts);
@@ -425,9 +425,11 @@ int rnbd_clt_sysfs_init(void)
 	rnbd_clt_class = class_create(THIS_MODULE, "rnbd-client");
 	if (IS_ERR(rnbd_clt_class))
 		return PTR_ERR(rnbd_clt_class);
-	rnbd_clt_ctl = device_create_with_groups(rnbd_clt_class, NULL,
+	rnbd_clt_ctl =
+		TRS_FI(device_create_with_groups(rnbd_clt_class, NULL,
 						 MKDEV(0, 0), NULL,
-						 rnbd_clt_ctl_groups, "ctl");
+						 rnbd_clt_ctl_groups, "ctl"),
+		       ERR_PTR(-ENOMEM));
 	if (IS_ERR(rnbd_clt_ctl)) {
 		err = PTR_ERR(rnbd_clt_ctl);
 		goto destroy_class;

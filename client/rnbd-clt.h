@@ -23,6 +23,7 @@
 #include <linux/scatterlist.h>
 #include <linux/socket.h>
 
+#include <rnbd/fault-inject.h>
 #include <rnbd/proto.h>
 #include <rnbd/trs.h>
 

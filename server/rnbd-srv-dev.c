@@ -125,7 +125,7 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	if (err)
 		return ERR_PTR(err);
 
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	dev = TRS_FI(kzalloc(sizeof(*dev), GFP_KERNEL), NULL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&dev->ref, 1);
@@ -145,7 +145,8 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		goto unlock;
 	}
 	dev->bdev = bdev;
-	err = xa_alloc(&sess->devs, &dev->id, dev, xa_limit_32b, GFP_KERNEL);
+	err = TRS_FI(xa_alloc(&sess->devs, &dev->id, dev, xa_limit_32b,
+			      GFP_KERNEL), -ENOMEM);
 	if (err)
 		goto put_bdev;
 	mutex_unlock(&sess->lock);

@@ -107,7 +107,7 @@ static int rnbd_srv_sess_open(struct trs_srv_sess *trs, void **priv)
 {
 	struct rnbd_srv_sess *sess;
 
-	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	sess = TRS_FI(kzalloc(sizeof(*sess), GFP_KERNEL), NULL);
 	if (!sess)
 		return -ENOMEM;
 	sess->trs = trs;

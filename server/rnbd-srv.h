@@ -14,6 +14,7 @@
 #include <linux/refcount.h>
 #include <linux/xarray.h>
 
+#include <rnbd/fault-inject.h>
 #include <rnbd/proto.h>
 #include <rnbd/trs.h>
 

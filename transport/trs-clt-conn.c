@@ -182,14 +182,14 @@ static int trs_clt_dev_init(struct trs_clt_sess *sess,
 	if (!sess->max_qd)
 		return -EOPNOTSUPP;
 
-	sess->pd = ib_alloc_pd(dev, 0);
+	sess->pd = TRS_FI(ib_alloc_pd(dev, 0), ERR_PTR(-ENOMEM));
 	if (IS_ERR(sess->pd)) {
 		err = PTR_ERR(sess->pd);
 		sess->pd = NULL;
 		return err;
 	}
 	sess->table_size = struct_size(table, desc, sess->max_qd);
-	sess->table = kzalloc(sess->table_size, GFP_KERNEL);
+	sess->table = TRS_FI(kzalloc(sess->table_size, GFP_KERNEL), NULL);
 	if (!sess->table) {
 		err = -ENOMEM;
 		goto dealloc_pd;
@@ -235,8 +235,9 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 	struct rdma_cm_id *cm_id;
 	int err;
 
-	cm_id = rdma_create_id(&init_net, trs_clt_cm_handler, conn,
-			       RDMA_PS_TCP, IB_QPT_RC);
+	cm_id = TRS_FI(rdma_create_id(&init_net, trs_clt_cm_handler, conn,
+				      RDMA_PS_TCP, IB_QPT_RC),
+		       ERR_PTR(-ENOMEM));
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
 	conn->cm_id = cm_id;

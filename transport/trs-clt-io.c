@@ -577,8 +577,8 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 	struct trs_clt_slot *slot;
 	u32 i;
 
-	sess->slots = kcalloc(sess->queue_depth, sizeof(*sess->slots),
-			      GFP_KERNEL);
+	sess->slots = TRS_FI(kcalloc(sess->queue_depth, sizeof(*sess->slots),
+				     GFP_KERNEL), NULL);
 	if (!sess->slots)
 		return -ENOMEM;
 	for (i = 0; i < sess->queue_depth; i++) {
@@ -587,7 +587,7 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 		slot->reg_cqe.done = trs_clt_reg_done;
 		slot->send_cqe.done = trs_clt_send_done;
 		slot->inv_cqe.done = trs_clt_inv_done;
-		slot->hdr = kzalloc(TRS_CLT_HDR_LEN, GFP_KERNEL);
+		slot->hdr = TRS_FI(kzalloc(TRS_CLT_HDR_LEN, GFP_KERNEL), NULL);
 		if (!slot->hdr)
 			return -ENOMEM;
 		slot->hdr_dma = ib_dma_map_single(dev, slot->hdr,
@@ -597,15 +597,16 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 			slot->hdr_dma = 0;
 			return -ENOMEM;
 		}
-		slot->mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
-				       TRS_MR_PAGES(sess->max_io_size));
+		slot->mr = TRS_FI(ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+					      TRS_MR_PAGES(sess->max_io_size)),
+				  ERR_PTR(-ENOMEM));
 		if (IS_ERR(slot->mr)) {
 			int err = PTR_ERR(slot->mr);
 
 			slot->mr = NULL;
 			return err;
 		}
-		slot->bounce = kmalloc(TRS_CLT_BOUNCE_SIZE, GFP_KERNEL);
+		slot->bounce = TRS_FI(kmalloc(TRS_CLT_BOUNCE_SIZE, GFP_KERNEL), NULL);
 		if (!slot->bounce)
 			return -ENOMEM;
 		slot->bounce_dma = ib_dma_map_single(dev, slot->bounce,
@@ -615,8 +616,10 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 			slot->bounce_dma = 0;
 			return -ENOMEM;
 		}
-		slot->bounce_mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
-					      TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE));
+		slot->bounce_mr =
+			TRS_FI(ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+					   TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE)),
+			       ERR_PTR(-ENOMEM));
 		if (IS_ERR(slot->bounce_mr)) {
 			int err = PTR_ERR(slot->bounce_mr);
 
@@ -683,7 +686,7 @@ int trs_clt_slots_register(struct trs_clt_sess *sess)
 	struct ib_reg_wr *reg;
 	int err = 0;
 
-	reg = kcalloc(qd, sizeof(*reg), GFP_KERNEL);
+	reg = TRS_FI(kcalloc(qd, sizeof(*reg), GFP_KERNEL), NULL);
 	if (!reg)
 		return -ENOMEM;
 	for (i = 0; i < qd && !err; i++) {

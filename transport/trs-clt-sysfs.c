@@ -179,7 +179,7 @@ static struct trs_clt_kobj *trs_clt_kobj_add(struct trs_clt_sess *sess,
 {
 	struct trs_clt_kobj *tk;
 
-	tk = kzalloc(sizeof(*tk), GFP_KERNEL);
+	tk = TRS_FI(kzalloc(sizeof(*tk), GFP_KERNEL), NULL);
 	if (!tk)
 		return NULL;
 	tk->sess = sess;
@@ -212,15 +212,17 @@ int trs_clt_sysfs_add(struct trs_clt_sess *sess)
 	char src[TRS_ADDR_LEN], dst[TRS_ADDR_LEN], name[2 * TRS_ADDR_LEN];
 	u32 i;
 
-	sess->dev = device_create(trs_clt_class, NULL, MKDEV(0, 0), NULL, "%s",
-				  sess->name);
+	sess->dev = TRS_FI(device_create(trs_clt_class, NULL, MKDEV(0, 0),
+					 NULL, "%s", sess->name),
+			   ERR_PTR(-ENOMEM));
 	if (IS_ERR(sess->dev)) {
 		int err = PTR_ERR(sess->dev);
 
 		sess->dev = NULL;
 		return err;
 	}
-	sess->paths_kobj = kobject_create_and_add("paths", &sess->dev->kobj);
+	sess->paths_kobj =
+		TRS_FI(kobject_create_and_add("paths", &sess->dev->kobj), NULL);
 	if (!sess->paths_kobj)
 		goto remove;
 
@@ -233,8 +235,9 @@ int trs_clt_sysfs_add(struct trs_clt_sess *sess)
 		goto remove;
 	sess->conns_kobj = kobject_create_and_add("conns",
 						  &sess->path_kobj->kobj);
-	sess->conn_kobjs = kcalloc(sess->nr_conns, sizeof(*sess->conn_kobjs),
-				   GFP_KERNEL);
+	sess->conn_kobjs = TRS_FI(kcalloc(sess->nr_conns,
+					  sizeof(*sess->conn_kobjs), GFP_KERNEL),
+				  NULL);
 	if (!sess->conns_kobj || !sess->conn_kobjs)
 		goto remove;
 	for (i = 0; i < sess->nr_conns; i++) {

@@ -120,13 +120,13 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 	int err = -ENOMEM;
 	u32 i;
 
-	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	sess = TRS_FI(kzalloc(sizeof(*sess), GFP_KERNEL), NULL);
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
-	sess->name = kstrdup(name, GFP_KERNEL);
+	sess->name = TRS_FI(kstrdup(name, GFP_KERNEL), NULL);
 	sess->nr_conns = min_t(u32, nr_cpu_ids, TRS_MAX_CONNS);
-	sess->conns = kcalloc(sess->nr_conns, sizeof(*sess->conns),
-			      GFP_KERNEL);
+	sess->conns = TRS_FI(kcalloc(sess->nr_conns, sizeof(*sess->conns),
+				     GFP_KERNEL), NULL);
 	if (!sess->name || !sess->conns)
 		goto free_sess;
 
@@ -328,7 +328,8 @@ static int __init trs_clt_init(void)
 {
 	int err;
 
-	trs_clt_wq = alloc_workqueue("trs_clt", WQ_MEM_RECLAIM, 0);
+	trs_clt_wq = TRS_FI(alloc_workqueue("trs_clt", WQ_MEM_RECLAIM, 0),
+			    NULL);
 	if (!trs_clt_wq)
 		return -ENOMEM;
 	err = trs_clt_sysfs_init();

@@ -4,7 +4,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/error-injection.h>
 #include <linux/module.h>
+#include <rnbd/fault-inject.h>
 #include "trs-core.h"
 
 /**
@@ -40,6 +42,24 @@ int trs_dev_check(struct ib_device *dev, u32 mr_pages)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(trs_dev_check);
+
+#ifdef CONFIG_FUNCTION_ERROR_INJECTION
+/**
+ * trs_should_fail_alloc() - whether the allocation site asking must fail
+ *
+ * The fail_function target of include/rnbd/fault-inject.h: it never fails
+ * by itself, a test makes it return true.  Not called from this module (its callers
+ * are in other files), so no caller can assume its value.
+ *
+ * Return: false, or true where a test injects a failure.
+ */
+noinline bool trs_should_fail_alloc(void)
+{
+	return false;
+}
+EXPORT_SYMBOL_GPL(trs_should_fail_alloc);
+ALLOW_ERROR_INJECTION(trs_should_fail_alloc, TRUE);
+#endif
 
 MODULE_DESCRIPTION("RNBD RDMA transport: shared helpers");
 MODULE_LICENSE("GPL");

@@ -13,6 +13,7 @@
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
+#include <rnbd/fault-inject.h>
 #include <rnbd/trs-proto.h>
 
 /* Each connect step (address, route, connect, chunk table) is bounded. */

@@ -38,14 +38,19 @@ int trs_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd, void *ctx,
 	};
 	int err;
 
-	*cq = ib_alloc_cq(dev, ctx, attr->send_wr + attr->recv_wr,
-			  idx % dev->num_comp_vectors, attr->poll_ctx);
-	if (IS_ERR(*cq))
-		return PTR_ERR(*cq);
+	*cq = TRS_FI(ib_alloc_cq(dev, ctx, attr->send_wr + attr->recv_wr,
+				 idx % dev->num_comp_vectors, attr->poll_ctx),
+		     ERR_PTR(-ENOMEM));
+	if (IS_ERR(*cq)) {
+		err = PTR_ERR(*cq);
+		/* the callers' teardown frees a CQ that is not NULL */
+		*cq = NULL;
+		return err;
+	}
 
 	init.send_cq = *cq;
 	init.recv_cq = *cq;
-	err = rdma_create_qp(cm_id, pd, &init);
+	err = TRS_FI(rdma_create_qp(cm_id, pd, &init), -ENOMEM);
 	if (err) {
 		ib_free_cq(*cq);
 		*cq = NULL;

@@ -492,7 +492,7 @@ int trs_srv_send_chunks(struct trs_srv_sess *sess)
 	struct ib_reg_wr *reg;
 	int err;
 
-	reg = kcalloc(qd, sizeof(*reg), GFP_KERNEL);
+	reg = TRS_FI(kcalloc(qd, sizeof(*reg), GFP_KERNEL), NULL);
 	if (!reg)
 		return -ENOMEM;
 	table->magic = cpu_to_le16(TRS_MAGIC);

@@ -60,15 +60,16 @@ static int trs_srv_chunk_init(struct trs_srv_sess *sess,
 	struct ib_device *dev = sess->ibdev;
 	int err = -ENOMEM;
 
-	slot->buf = alloc_pages_exact(sess->chunk_size,
-				      GFP_KERNEL | __GFP_ZERO);
+	slot->buf = TRS_FI(alloc_pages_exact(sess->chunk_size,
+					     GFP_KERNEL | __GFP_ZERO), NULL);
 	if (!slot->buf)
 		return -ENOMEM;
 	sg_init_one(&slot->sg, slot->buf, sess->chunk_size);
 	if (ib_dma_map_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL) != 1)
 		goto free_buf;
-	slot->mr = ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
-			       sess->chunk_size / TRS_MR_PAGE);
+	slot->mr = TRS_FI(ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+				      sess->chunk_size / TRS_MR_PAGE),
+			  ERR_PTR(-ENOMEM));
 	if (IS_ERR(slot->mr)) {
 		err = PTR_ERR(slot->mr);
 		goto unmap;
@@ -107,14 +108,14 @@ static int trs_srv_dev_init(struct trs_srv_sess *sess, struct ib_device *dev)
 	int err;
 
 	sess->ibdev = dev;
-	sess->pd = ib_alloc_pd(dev, 0);
+	sess->pd = TRS_FI(ib_alloc_pd(dev, 0), ERR_PTR(-ENOMEM));
 	if (IS_ERR(sess->pd)) {
 		err = PTR_ERR(sess->pd);
 		sess->pd = NULL;
 		return err;
 	}
 	sess->table_len = struct_size(sess->table, desc, qd);
-	sess->table = kzalloc(sess->table_len, GFP_KERNEL);
+	sess->table = TRS_FI(kzalloc(sess->table_len, GFP_KERNEL), NULL);
 	if (!sess->table)
 		return -ENOMEM;
 	sess->table_dma = ib_dma_map_single(dev, sess->table, sess->table_len,
@@ -124,8 +125,9 @@ static int trs_srv_dev_init(struct trs_srv_sess *sess, struct ib_device *dev)
 		sess->table = NULL;
 		return -ENOMEM;
 	}
-	sess->busy = bitmap_zalloc(qd, GFP_KERNEL);
-	sess->slots = kvcalloc(qd, sizeof(*sess->slots), GFP_KERNEL);
+	sess->busy = TRS_FI(bitmap_zalloc(qd, GFP_KERNEL), NULL);
+	sess->slots = TRS_FI(kvcalloc(qd, sizeof(*sess->slots), GFP_KERNEL),
+			     NULL);
 	if (!sess->busy || !sess->slots)
 		return -ENOMEM;
 
@@ -332,7 +334,7 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	if (!qd)
 		return ERR_PTR(-EOPNOTSUPP);
 
-	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	sess = TRS_FI(kzalloc(sizeof(*sess), GFP_KERNEL), NULL);
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
 	sess->ctx = ctx;
@@ -364,8 +366,8 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	};
 	sess->table_cqe.done = trs_srv_table_done;
 
-	sess->conns = kcalloc(sess->conn_cnt, sizeof(*sess->conns),
-			      GFP_KERNEL);
+	sess->conns = TRS_FI(kcalloc(sess->conn_cnt, sizeof(*sess->conns),
+				     GFP_KERNEL), NULL);
 	err = sess->conns ? trs_srv_dev_init(sess, dev) : -ENOMEM;
 	if (err) {
 		trs_srv_sess_free(sess);
@@ -417,7 +419,8 @@ static struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_sess *sess,
 	struct trs_srv_conn *conn;
 	int err;
 
-	conn = kzalloc(struct_size(conn, sig_covers, qd), GFP_KERNEL);
+	conn = TRS_FI(kzalloc(struct_size(conn, sig_covers, qd), GFP_KERNEL),
+		      NULL);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
 	conn->kind = TRS_SRV_CM_CONN;

@@ -74,8 +74,9 @@ static int trs_srv_listen(struct trs_srv_ctx *ctx, sa_family_t family,
 	struct rdma_cm_id *cm_id;
 	int err = 0;
 
-	cm_id = rdma_create_id(&init_net, trs_srv_cm_handler, ctx, RDMA_PS_TCP,
-			       IB_QPT_RC);
+	cm_id = TRS_FI(rdma_create_id(&init_net, trs_srv_cm_handler, ctx,
+				      RDMA_PS_TCP, IB_QPT_RC),
+		       ERR_PTR(-ENOMEM));
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
 	if (family == AF_INET6) {
@@ -114,7 +115,7 @@ struct trs_srv_ctx *trs_srv_open(const struct trs_srv_ops *ops, u16 port)
 
 	if (!ops || !ops->sess_open || !ops->sess_close || !ops->request)
 		return ERR_PTR(-EINVAL);
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = TRS_FI(kzalloc(sizeof(*ctx), GFP_KERNEL), NULL);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
 	ctx->kind = TRS_SRV_CM_LISTENER;
@@ -193,7 +194,8 @@ static int __init trs_srv_init(void)
 		       TRS_MR_PAGE, TRS_MAX_IO_SIZE);
 		return -EINVAL;
 	}
-	trs_srv_wq = alloc_workqueue("trs_srv", WQ_MEM_RECLAIM, 0);
+	trs_srv_wq = TRS_FI(alloc_workqueue("trs_srv", WQ_MEM_RECLAIM, 0),
+			    NULL);
 	if (!trs_srv_wq)
 		return -ENOMEM;
 	err = ib_register_client(&trs_srv_ib_client);
