@@ -164,7 +164,7 @@ static int trs_clt_dev_init(struct trs_clt_sess *sess,
 	struct trs_msg_chunks *table;
 	int err;
 
-	err = trs_dev_check(dev, TRS_MR_PAGES(TRS_MR_PAGE));
+	err = trs_dev_check(cm_id, TRS_MR_PAGES(TRS_MR_PAGE));
 	if (err)
 		return err;
 	sess->max_send_sge = min_t(u32, attr->max_send_sge,

@@ -11,18 +11,26 @@
 
 /**
  * trs_dev_check() - check that an RDMA device can carry the transport
- * @dev: the device a connection resolved to
+ * @cm_id: CM id whose address resolved to the device and port
  * @mr_pages: pages one fast-registration MR must map
  *
- * Both sides register memory with FRWR (IB_WR_REG_MR) and send a header
- * plus data in one work request.
+ * Both sides say where a request lies, and which one completed, in the
+ * immediate data of RDMA WRITE with immediate, which iWARP lacks; they
+ * register memory with FRWR (IB_WR_REG_MR) and send a header plus data in
+ * one work request.
  *
  * Return: 0, or -EOPNOTSUPP after logging what the device lacks.
  */
-int trs_dev_check(struct ib_device *dev, u32 mr_pages)
+int trs_dev_check(struct rdma_cm_id *cm_id, u32 mr_pages)
 {
+	struct ib_device *dev = cm_id->device;
 	const struct ib_device_attr *attr = &dev->attrs;
 
+	if (rdma_protocol_iwarp(dev, cm_id->port_num)) {
+		pr_err("%s: iWARP has no RDMA WRITE with immediate data, which rnbd needs (use InfiniBand or RoCE)\n",
+		       dev_name(&dev->dev));
+		return -EOPNOTSUPP;
+	}
 	if (!(attr->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
 		pr_err("%s: no memory management extensions (FRWR)\n",
 		       dev_name(&dev->dev));

@@ -42,7 +42,7 @@ struct trs_qp_attr {
 	enum ib_poll_context	poll_ctx;
 };
 
-int trs_dev_check(struct ib_device *dev, u32 mr_pages);
+int trs_dev_check(struct rdma_cm_id *cm_id, u32 mr_pages);
 int trs_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd, void *ctx,
 		  u32 idx, const struct trs_qp_attr *attr, struct ib_cq **cq);
 void trs_qp_destroy(struct rdma_cm_id *cm_id, struct ib_cq *cq);

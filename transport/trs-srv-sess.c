@@ -324,7 +324,7 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 
 	if (trs_srv_find(req->sess_uuid))
 		return ERR_PTR(-EEXIST);
-	err = trs_dev_check(dev, chunk_size / TRS_MR_PAGE);
+	err = trs_dev_check(cm_id, chunk_size / TRS_MR_PAGE);
 	if (err)
 		return ERR_PTR(err);
 	/* QP and CQ of connection 0: see trs_srv_conn_create() */
