@@ -542,7 +542,8 @@ int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	sess->conns[idx] = conn;
 	if (!idx)
 		list_add_tail(&sess->entry, &trs_srv_sessions);
-	mod_delayed_work(trs_srv_wq, &sess->setup_work, TRS_SRV_SETUP_TIMEOUT);
+	mod_delayed_work(trs_srv_setup_wq, &sess->setup_work,
+			 TRS_SRV_SETUP_TIMEOUT);
 	mutex_unlock(&trs_srv_mutex);
 	return 0;
 
@@ -574,6 +575,6 @@ void trs_srv_established(struct trs_srv_conn *conn)
 	/* under the lock: the close work flushes it once CLOSING */
 	if (sess->state == TRS_SRV_CONNECTING &&
 	    sess->nr_established == sess->conn_cnt)
-		queue_work(trs_srv_wq, &sess->open_work);
+		queue_work(trs_srv_setup_wq, &sess->open_work);
 	spin_unlock_irq(&sess->lock);
 }

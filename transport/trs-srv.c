@@ -22,7 +22,14 @@ module_param_named(max_io_size, trs_srv_max_io_size, uint, 0444);
 MODULE_PARM_DESC(max_io_size,
 		 "Data bytes per chunk: a multiple of 4096, at most 1048576 (default 131072)");
 
+/*
+ * Sessions close on trs_srv_wq; their setup works (open, handshake timeout)
+ * run on trs_srv_setup_wq, since a closing session waits for them: on one
+ * WQ_MEM_RECLAIM queue, whose rescuer runs one work at a time under memory
+ * pressure, that wait could deadlock.
+ */
 struct workqueue_struct *trs_srv_wq;
+struct workqueue_struct *trs_srv_setup_wq;
 
 /* guards trs_srv_sessions and the conns[] of every session */
 DEFINE_MUTEX(trs_srv_mutex);
@@ -198,15 +205,28 @@ static int __init trs_srv_init(void)
 			    NULL);
 	if (!trs_srv_wq)
 		return -ENOMEM;
+	trs_srv_setup_wq = TRS_FI(alloc_workqueue("trs_srv_setup",
+						  WQ_MEM_RECLAIM, 0), NULL);
+	if (!trs_srv_setup_wq) {
+		err = -ENOMEM;
+		goto destroy_wq;
+	}
 	err = ib_register_client(&trs_srv_ib_client);
 	if (err)
-		destroy_workqueue(trs_srv_wq);
+		goto destroy_setup_wq;
+	return 0;
+
+destroy_setup_wq:
+	destroy_workqueue(trs_srv_setup_wq);
+destroy_wq:
+	destroy_workqueue(trs_srv_wq);
 	return err;
 }
 
 static void __exit trs_srv_exit(void)
 {
 	ib_unregister_client(&trs_srv_ib_client);
+	destroy_workqueue(trs_srv_setup_wq);
 	destroy_workqueue(trs_srv_wq);
 }
 

@@ -213,6 +213,7 @@ struct trs_srv_sess {
 
 /* trs-srv.c */
 extern struct workqueue_struct *trs_srv_wq;
+extern struct workqueue_struct *trs_srv_setup_wq;
 extern struct mutex trs_srv_mutex;
 extern struct list_head trs_srv_sessions;
 extern unsigned int trs_srv_queue_depth;
