@@ -37,7 +37,9 @@ dmesg | grep -q 'siw0: iWARP has no RDMA WRITE with immediate data' ||
 [ ! -e /sys/class/rtrs-client/iw ] || die "session iw was left"
 rdma link del siw0 || die "rdma link del siw0"
 rmmod siw || die "rmmod siw"
-# The same netdev with soft-RoCE: the map works.
+# The same netdev with soft-RoCE (setup_rxe adds the address itself): the
+# map works.
+ip addr del "$RXE_ADDR/24" dev dummy0
 setup_rxe
 dev=$(map_dev iw "$nb")
 expect_eq "size over rxe" "$(cat /sys/block/$dev/size)" 32768
