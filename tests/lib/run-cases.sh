@@ -8,7 +8,7 @@
 # (unmaps, unloads our modules, checks that no RDMA resources were leaked,
 # removes rxe) and writes /job/results/NAME.rc and NAME.log.
 . "$REPO/tests/lib/guest.sh"
-export REPO KVER
+export REPO KVER KERNEL RNBD_TIMEOUT_SCALE
 mkdir -p /job/results
 
 case_timeout() {
