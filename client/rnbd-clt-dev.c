@@ -56,6 +56,15 @@ static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 
 	if (READ_ONCE(dev->state) != RNBD_CLT_DEV_MAPPED)
 		return BLK_STS_IOERR;
+	/* held devices are quiesced: this is a request that raced the hold */
+	switch (READ_ONCE(dev->sess->state)) {
+	case RNBD_CLT_SESS_CONNECTED:
+		break;
+	case RNBD_CLT_SESS_RECONNECTING:
+		return BLK_STS_RESOURCE;
+	default:
+		return BLK_STS_IOERR;
+	}
 
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -140,7 +149,10 @@ static blk_status_t rnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	iu->status = err;
 	if (err == -EAGAIN || err == -ENOMEM)
 		return BLK_STS_RESOURCE;
-	/* -ENOTCONN: lost the session, the disconnect event is on its way */
+	/* -ENOTCONN: the session is lost; RECONNECTING holds it soon */
+	if (err == -ENOTCONN && dev &&
+	    READ_ONCE(sess->state) <= RNBD_CLT_SESS_RECONNECTING)
+		return BLK_STS_RESOURCE;
 	if (err != -ENOTCONN)
 		pr_err_ratelimited("session %s: submitting a request failed: %d\n",
 				   sess->name, err);
@@ -162,26 +174,50 @@ void rnbd_clt_io_done(struct trs_clt_io *io, int status)
 	blk_mq_complete_request(blk_mq_rq_from_pdu(iu));
 }
 
+/*
+ * A disk request the transport lost with its session (-ECONNABORTED) goes
+ * back to blk-mq while the session reconnects, unless its device is going
+ * away or it asked to fail fast on transport errors.
+ */
+static bool rnbd_clt_retry(struct request *rq, int status)
+{
+	struct rnbd_clt_dev *dev = rq->q->queuedata;
+
+	return status == -ECONNABORTED && dev &&
+	       READ_ONCE(dev->state) == RNBD_CLT_DEV_MAPPED &&
+	       READ_ONCE(dev->sess->state) == RNBD_CLT_SESS_RECONNECTING &&
+	       !(rq->cmd_flags & REQ_FAILFAST_TRANSPORT);
+}
+
 static void rnbd_clt_complete_rq(struct request *rq)
 {
 	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
 
 	if (rnbd_clt_rq_has_data(rq))
 		sg_free_table_chained(&iu->sgt, RNBD_CLT_INLINE_SG_CNT);
+	if (unlikely(iu->status) && rnbd_clt_retry(rq, iu->status)) {
+		blk_mq_requeue_request(rq, true);
+		return;
+	}
 	blk_mq_end_request(rq, errno_to_blk_status(iu->status));
 }
 
 /*
  * The transport answers or drains every request it accepted, and the server
  * may still write into a request's buffers until then: never complete one
- * here, keep waiting.
+ * here.  A connected session that leaves a request unanswered is
+ * reconnected, which hands the request back (and requeues it).
  */
 static enum blk_eh_timer_return rnbd_clt_timeout(struct request *rq)
 {
 	struct rnbd_clt_sess *sess = rq->q->tag_set->driver_data;
 
-	pr_warn_ratelimited("session %s: request %d (op %u) unanswered for %u s, still waiting\n",
-			    sess->name, rq->tag, req_op(rq), rq->timeout / HZ);
+	if (trs_clt_connected(sess->trs)) {
+		pr_warn_ratelimited("session %s: request %d (op %u) unanswered for %u s; reconnecting\n",
+				    sess->name, rq->tag, req_op(rq),
+				    rq->timeout / HZ);
+		trs_clt_recover(sess->trs, -ETIMEDOUT);
+	}
 	return BLK_EH_RESET_TIMER;
 }
 
@@ -215,8 +251,15 @@ static bool rnbd_clt_bs_ok(u32 bs)
 	return is_power_of_2(bs) && bs >= SECTOR_SIZE && bs <= PAGE_SIZE;
 }
 
-static int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
-				   const struct rnbd_msg_open_rsp *rsp)
+/**
+ * rnbd_clt_check_open_rsp() - validate the server's answer to OPEN
+ * @dev: device being opened
+ * @rsp: the answer
+ *
+ * Return: 0, or -EPROTO with a dmesg line saying what is wrong.
+ */
+int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
+			    const struct rnbd_msg_open_rsp *rsp)
 {
 	u32 lbs = le16_to_cpu(rsp->logical_block_size);
 	u32 pbs = le16_to_cpu(rsp->physical_block_size);
@@ -361,8 +404,8 @@ static int rnbd_clt_dev_link(struct rnbd_clt_dev *dev)
 	int err = 0;
 
 	mutex_lock(&sess->lock);
-	if (!sess->connected) {
-		pr_err("map_device: session %s is disconnected; unmap its devices first\n",
+	if (sess->state != RNBD_CLT_SESS_CONNECTED) {
+		pr_err("map_device: session %s is not connected; try again once it reconnected\n",
 		       sess->name);
 		err = -ENOTCONN;
 		goto unlock;
@@ -376,6 +419,7 @@ static int rnbd_clt_dev_link(struct rnbd_clt_dev *dev)
 		}
 	}
 	list_add_tail(&dev->node, &sess->devs);
+	dev->epoch = sess->epoch;
 unlock:
 	mutex_unlock(&sess->lock);
 	return err;
@@ -394,12 +438,44 @@ static int rnbd_clt_dev_set_mapped(struct rnbd_clt_dev *dev)
 	int err = 0;
 
 	mutex_lock(&dev->sess->lock);
-	if (dev->state == RNBD_CLT_DEV_MAPPING)
+	if (dev->state == RNBD_CLT_DEV_MAPPING &&
+	    dev->epoch == dev->sess->epoch &&
+	    dev->sess->state == RNBD_CLT_SESS_CONNECTED)
 		WRITE_ONCE(dev->state, RNBD_CLT_DEV_MAPPED);
 	else
 		err = -ENOTCONN;
 	mutex_unlock(&dev->sess->lock);
 	return err;
+}
+
+/*
+ * The session lost its connection between the OPEN and add_disk(), so the
+ * recovery did not hold the new disk: hold it now, and have it opened
+ * again if the session is back already.
+ */
+static void rnbd_clt_dev_catch_up(struct rnbd_clt_dev *dev)
+{
+	struct rnbd_clt_sess *sess = dev->sess;
+
+	mutex_lock(&sess->lock);
+	if (dev->state == RNBD_CLT_DEV_MAPPED && dev->epoch != sess->epoch) {
+		rnbd_clt_dev_hold(dev);
+		if (sess->state == RNBD_CLT_SESS_CONNECTED)
+			queue_work(system_long_wq, &sess->reopen_work);
+	}
+	mutex_unlock(&sess->lock);
+}
+
+/* Close @dev on the server, unless the server forgot it with its session. */
+static void rnbd_clt_dev_close_remote(struct rnbd_clt_dev *dev)
+{
+	bool same;
+
+	mutex_lock(&dev->sess->lock);
+	same = dev->epoch == dev->sess->epoch && !dev->held;
+	mutex_unlock(&dev->sess->lock);
+	if (same)
+		rnbd_clt_send_close(dev, dev->dev_id);
 }
 
 /*
@@ -421,8 +497,12 @@ static int rnbd_clt_dev_set_unmapping(struct rnbd_clt_dev *dev, bool force,
 		       dev->disk->disk_name, disk_openers(dev->disk));
 		err = -EBUSY;
 	} else {
-		*was_mapped = dev->state == RNBD_CLT_DEV_MAPPED;
+		/* a held device is not open on the server's current session */
+		*was_mapped = dev->state == RNBD_CLT_DEV_MAPPED && !dev->held &&
+			      dev->epoch == sess->epoch;
 		WRITE_ONCE(dev->state, RNBD_CLT_DEV_UNMAPPING);
+		/* its held requests dispatch, and fail */
+		rnbd_clt_dev_unhold(dev);
 	}
 	mutex_unlock(&sess->lock);
 	mutex_unlock(&dev->disk->open_mutex);
@@ -476,6 +556,7 @@ int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
 	err = rnbd_clt_disk_add(dev, &rsp);
 	if (err)
 		goto close_remote;
+	rnbd_clt_dev_catch_up(dev);
 	err = rnbd_clt_dev_sysfs_add(dev);
 	if (err)
 		goto del_disk;
@@ -490,7 +571,7 @@ del_disk:
 	rnbd_clt_dev_set_unmapping(dev, true, &was_mapped);
 	rnbd_clt_disk_del(dev);
 close_remote:
-	rnbd_clt_send_close(dev);
+	rnbd_clt_dev_close_remote(dev);
 unlink_dev:
 	rnbd_clt_dev_unlink(dev);
 free_dev:
@@ -529,7 +610,7 @@ int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
 	/* Waits for the requests in flight: CLOSE goes after the last IO. */
 	rnbd_clt_disk_del(dev);
 	if (was_mapped)
-		rnbd_clt_send_close(dev);
+		rnbd_clt_send_close(dev, dev->dev_id);
 	rnbd_clt_dev_unlink(dev);
 	rnbd_clt_dev_free(dev);
 	pr_info("%s: unmapped%s\n", name, force ? " (force)" : "");

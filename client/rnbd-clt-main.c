@@ -158,13 +158,14 @@ int rnbd_clt_send_open(struct rnbd_clt_dev *dev, struct rnbd_msg_open_rsp *rsp)
 /**
  * rnbd_clt_send_close() - close @dev on the server, best effort
  * @dev: device opened with rnbd_clt_send_open()
+ * @dev_id: the id that open returned
  *
  * Nothing is sent on a disconnected session: the server closed the
  * device when it lost the session.  Waits at most RNBD_CLT_ADMIN_TIMEOUT.
  *
  * Context: process context, sleeps.
  */
-void rnbd_clt_send_close(struct rnbd_clt_dev *dev)
+void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id)
 {
 	struct rnbd_clt_sess *sess = dev->sess;
 	struct rnbd_clt_admin *adm;
@@ -174,7 +175,7 @@ void rnbd_clt_send_close(struct rnbd_clt_dev *dev)
 		return;
 	adm = rnbd_clt_admin_alloc(RNBD_MSG_CLOSE, sizeof(adm->msg.close));
 	if (adm) {
-		adm->msg.close.dev_id = cpu_to_le32(dev->dev_id);
+		adm->msg.close.dev_id = cpu_to_le32(dev_id);
 		err = rnbd_clt_admin_exec(sess, adm, false);
 		rnbd_clt_admin_put(adm);
 	} else {
@@ -183,25 +184,6 @@ void rnbd_clt_send_close(struct rnbd_clt_dev *dev)
 	if (err)
 		pr_warn("%s@%s: closing the device on the server failed: %d\n",
 			dev->path, sess->name, err);
-}
-
-static void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev)
-{
-	struct rnbd_clt_sess *sess = priv;
-	struct rnbd_clt_dev *dev;
-
-	if (ev != TRS_CLT_EV_DISCONNECTED)
-		return;
-
-	mutex_lock(&sess->lock);
-	sess->connected = false;
-	list_for_each_entry(dev, &sess->devs, node) {
-		if (dev->state != RNBD_CLT_DEV_UNMAPPING)
-			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
-	}
-	mutex_unlock(&sess->lock);
-	pr_warn("session %s: disconnected from %pISpc; its devices fail IO until unmapped\n",
-		sess->name, &sess->dst);
 }
 
 static int rnbd_clt_sess_check_attrs(const struct rnbd_clt_sess *sess)
@@ -273,7 +255,8 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 	INIT_LIST_HEAD(&sess->devs);
 	strscpy(sess->name, opts->sessname, sizeof(sess->name));
 	sess->dst = opts->dst;
-	sess->connected = true;
+	sess->state = RNBD_CLT_SESS_CONNECTED;
+	INIT_WORK(&sess->reopen_work, rnbd_clt_reopen_work);
 	sess->trs_ops.priv = sess;
 	sess->trs_ops.event = rnbd_clt_sess_event;
 
@@ -380,6 +363,8 @@ static void rnbd_clt_sess_release(struct kref *ref)
 	 * waiting), so freezing the admin queue below cannot wait forever.
 	 */
 	trs_clt_close(sess->trs);
+	/* no event after the close: nothing queues the work again */
+	cancel_work_sync(&sess->reopen_work);
 	rnbd_clt_sess_free_tags(sess);
 	mutex_destroy(&sess->lock);
 	kfree(sess);

@@ -35,8 +35,10 @@
 /**
  * enum rnbd_clt_dev_state - life cycle of a mapped device
  * @RNBD_CLT_DEV_MAPPING: OPEN sent, no gendisk yet
- * @RNBD_CLT_DEV_MAPPED: open on the server and connected: IO flows
- * @RNBD_CLT_DEV_DISCONNECTED: the session lost its connection: IO fails
+ * @RNBD_CLT_DEV_MAPPED: open on the server: IO flows, or is held while the
+ *	session reconnects, or fails while the session is lost
+ * @RNBD_CLT_DEV_DISCONNECTED: closed for good (the server refused to open
+ *	it again after a reconnect, or the session gave up): IO fails
  * @RNBD_CLT_DEV_UNMAPPING: being torn down: IO fails, opens fail
  */
 enum rnbd_clt_dev_state {
@@ -44,6 +46,22 @@ enum rnbd_clt_dev_state {
 	RNBD_CLT_DEV_MAPPED,
 	RNBD_CLT_DEV_DISCONNECTED,
 	RNBD_CLT_DEV_UNMAPPING,
+};
+
+/**
+ * enum rnbd_clt_sess_state - what happens to the IO of a session
+ * @RNBD_CLT_SESS_CONNECTED: IO flows (devices still held wait for their
+ *	re-open)
+ * @RNBD_CLT_SESS_RECONNECTING: the transport reconnects: IO is held
+ * @RNBD_CLT_SESS_LOST: the loss timeout passed: IO fails until the
+ *	transport reconnects
+ * @RNBD_CLT_SESS_DEAD: the transport gave up: IO fails until unmapped
+ */
+enum rnbd_clt_sess_state {
+	RNBD_CLT_SESS_CONNECTED,
+	RNBD_CLT_SESS_RECONNECTING,
+	RNBD_CLT_SESS_LOST,
+	RNBD_CLT_SESS_DEAD,
 };
 
 /**
@@ -71,9 +89,14 @@ struct rnbd_clt_map_opts {
  * @tag_set: shared by every disk of the session and @admin_q; a tag is
  *	the transport slot of its request
  * @admin_q: queue for OPEN and CLOSE, using the reserved tags
- * @lock: guards @devs, @connected and every rnbd_clt_dev.state change
+ * @lock: guards @devs, @state, and every rnbd_clt_dev.state and .held
+ *	change
  * @devs: devices of this session (rnbd_clt_dev.node)
- * @connected: false once the transport reported a disconnect
+ * @state: enum rnbd_clt_sess_state; written under @lock, read locklessly
+ *	on the IO path
+ * @epoch: connections lost so far; under @lock.  A device id the server
+ *	gave in an earlier epoch means nothing to the server now.
+ * @reopen_work: opens the held devices again after a reconnect
  * @trs_ops: callbacks given to the transport
  * @dst: server address
  * @name: session name
@@ -85,9 +108,11 @@ struct rnbd_clt_sess {
 	struct trs_clt_attrs	attrs;
 	struct blk_mq_tag_set	tag_set;
 	struct request_queue	*admin_q;
-	struct mutex		lock;	/* devs, connected, dev states */
+	struct mutex		lock;	/* see above */
 	struct list_head	devs;
-	bool			connected;
+	enum rnbd_clt_sess_state state;
+	u32			epoch;
+	struct work_struct	reopen_work;
 	struct trs_clt_ops	trs_ops;
 	struct sockaddr_storage	dst;
 	char			name[RNBD_CLT_SESSNAME_MAX + 1];
@@ -101,6 +126,8 @@ struct rnbd_clt_sess {
  * @disk: gendisk, from the MAPPED state until unmap
  * @state: enum rnbd_clt_dev_state; written under sess->lock, read
  *	locklessly on the IO path
+ * @held: the session quiesced the disk's queue; under sess->lock
+ * @epoch: the session's epoch of @dev_id; under sess->lock
  * @idx: N of /dev/rnbdN
  * @dev_id: device id the server gave in its open response
  * @access_mode: RNBD_ACCESS_RO or RNBD_ACCESS_RW
@@ -114,6 +141,8 @@ struct rnbd_clt_dev {
 	struct rnbd_clt_sess	*sess;
 	struct gendisk		*disk;
 	enum rnbd_clt_dev_state	state;
+	bool			held;
+	u32			epoch;
 	int			idx;
 	u32			dev_id;
 	enum rnbd_access_mode	access_mode;
@@ -142,12 +171,20 @@ struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts);
 void rnbd_clt_sess_put(struct rnbd_clt_sess *sess);
 int rnbd_clt_send_open(struct rnbd_clt_dev *dev,
 		       struct rnbd_msg_open_rsp *rsp);
-void rnbd_clt_send_close(struct rnbd_clt_dev *dev);
+void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id);
+
+/* rnbd-clt-recovery.c: IO across transport reconnects */
+void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev);
+void rnbd_clt_reopen_work(struct work_struct *work);
+void rnbd_clt_dev_hold(struct rnbd_clt_dev *dev);
+void rnbd_clt_dev_unhold(struct rnbd_clt_dev *dev);
 
 /* rnbd-clt-dev.c: block devices */
 extern const struct blk_mq_ops rnbd_clt_mq_ops;
 void rnbd_clt_io_done(struct trs_clt_io *io, int status);
 int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts);
+int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
+			    const struct rnbd_msg_open_rsp *rsp);
 int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
 			  const struct attribute *self);
 int rnbd_clt_dev_init(void);

@@ -2,14 +2,14 @@
 /*
  * RNBD transport client: connection setup and teardown.
  *
- * trs_clt_sess_connect() connects connection 0, whose private data asks
+ * trs_clt_path_setup() connects connection 0, whose private data asks
  * the server for a session, sets the slots up for the queue depth the
  * server granted and registers their bounce buffers, connects the other
  * connections, then waits for that registration and for the chunk table
  * the server sends on connection 0 once all connections are established
  * and its user accepted the session.  Each step waits at most
  * TRS_CONNECT_TIMEOUT_MS (plus a margin so the CM's own timeout of the step
- * normally fires first).  trs_clt_sess_disconnect() undoes it in reverse
+ * normally fires first).  trs_clt_path_teardown() undoes it in reverse
  * order of creation, from any intermediate state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -21,38 +21,38 @@
 
 static void trs_clt_step_begin(struct trs_clt_conn *conn)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 
-	spin_lock_irq(&sess->state_lock);
+	spin_lock_irq(&path->state_lock);
 	conn->cm_done = false;
 	conn->cm_err = 0;
-	spin_unlock_irq(&sess->state_lock);
+	spin_unlock_irq(&path->state_lock);
 }
 
 /* Record the result of a connect step; called by the CM handler. */
 static void trs_clt_step_end(struct trs_clt_conn *conn, int err,
 			     bool established)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	unsigned long flags;
 
-	spin_lock_irqsave(&sess->state_lock, flags);
+	spin_lock_irqsave(&path->state_lock, flags);
 	if (!conn->cm_done) {
 		conn->cm_err = err;
 		conn->cm_done = true;
 	}
 	conn->established |= established;
-	spin_unlock_irqrestore(&sess->state_lock, flags);
-	wake_up(&sess->setup_wq);
+	spin_unlock_irqrestore(&path->state_lock, flags);
+	wake_up(&path->setup_wq);
 }
 
 static bool trs_clt_step_over(struct trs_clt_conn *conn, int *err)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	bool over;
 
-	spin_lock_irq(&sess->state_lock);
-	over = conn->cm_done || sess->setup_err;
+	spin_lock_irq(&path->state_lock);
+	over = conn->cm_done || path->setup_err;
 	/*
 	 * The step's own CM result (a reject says why) wins over the
 	 * generic session failure a later CM event of the same attempt
@@ -61,8 +61,8 @@ static bool trs_clt_step_over(struct trs_clt_conn *conn, int *err)
 	if (conn->cm_done && conn->cm_err)
 		*err = conn->cm_err;
 	else
-		*err = sess->setup_err ?: conn->cm_err;
-	spin_unlock_irq(&sess->state_lock);
+		*err = path->setup_err ?: conn->cm_err;
+	spin_unlock_irq(&path->state_lock);
 	return over;
 }
 
@@ -70,7 +70,7 @@ static int trs_clt_step_wait(struct trs_clt_conn *conn)
 {
 	int err;
 
-	if (!wait_event_timeout(conn->sess->setup_wq,
+	if (!wait_event_timeout(conn->path->setup_wq,
 				trs_clt_step_over(conn, &err),
 				TRS_CLT_STEP_TIMEOUT))
 		return -ETIMEDOUT;
@@ -80,7 +80,7 @@ static int trs_clt_step_wait(struct trs_clt_conn *conn)
 static int trs_clt_rejected(struct trs_clt_conn *conn,
 			    struct rdma_cm_event *ev)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	const struct trs_msg_conn_rsp *rsp;
 	u8 len = 0;
 	u16 status = 0;
@@ -89,11 +89,11 @@ static int trs_clt_rejected(struct trs_clt_conn *conn,
 	if (rsp && len >= sizeof(*rsp) && le16_to_cpu(rsp->magic) == TRS_MAGIC)
 		status = le16_to_cpu(rsp->status);
 	if (status && status <= MAX_ERRNO) {
-		trs_clt_err(sess, "connection %u rejected by the server: %pe\n",
+		trs_clt_err(path->sess, "connection %u rejected by the server: %pe\n",
 			    conn->idx, ERR_PTR(-status));
 		return -status;
 	}
-	trs_clt_err(sess, "connection %u rejected: %s\n", conn->idx,
+	trs_clt_err(path->sess, "connection %u rejected: %s\n", conn->idx,
 		    rdma_reject_msg(conn->cm_id, ev->status));
 	return -ECONNREFUSED;
 }
@@ -152,11 +152,11 @@ static int trs_clt_cm_handler(struct rdma_cm_id *cm_id,
 	}
 	trs_clt_step_end(conn, err, established);
 	if (err)
-		trs_clt_fail(conn->sess, err);
+		trs_clt_fail(conn->path, err);
 	return 0;
 }
 
-static int trs_clt_dev_init(struct trs_clt_sess *sess,
+static int trs_clt_dev_init(struct trs_clt_path *path,
 			    struct rdma_cm_id *cm_id)
 {
 	struct ib_device *dev = cm_id->device;
@@ -167,71 +167,74 @@ static int trs_clt_dev_init(struct trs_clt_sess *sess,
 	err = trs_dev_check(cm_id, TRS_MR_PAGES(TRS_MR_PAGE));
 	if (err)
 		return err;
-	sess->max_send_sge = min_t(u32, attr->max_send_sge,
+	path->max_send_sge = min_t(u32, attr->max_send_sge,
 				   TRS_CLT_MAX_SEND_SGE);
-	sess->max_mr_pages = min_t(u32, attr->max_fast_reg_page_list_len,
+	path->max_mr_pages = min_t(u32, attr->max_fast_reg_page_list_len,
 				   TRS_MR_PAGES(TRS_MAX_IO_SIZE));
 	/* connection 0's QP and CQ: see trs_clt_conn_create_qp() */
-	sess->max_qd = min3(TRS_CLT_MAX_QUEUE_DEPTH,
+	path->max_qd = min3(TRS_CLT_MAX_QUEUE_DEPTH,
 			    (u32)max(attr->max_qp_wr -
 				     (int)TRS_CLT_SIGNAL_EVERY - 1, 0) /
 				TRS_CLT_MR_WRS,
 			    (u32)max(attr->max_cqe -
 				     (int)TRS_CLT_SIGNAL_EVERY - 4, 0) /
 				(TRS_CLT_MR_WRS + 1));
-	if (!sess->max_qd)
+	/* a reconnect asks for what the session has */
+	if (path->sess->queue_depth)
+		path->max_qd = min(path->max_qd, path->sess->queue_depth);
+	if (!path->max_qd)
 		return -EOPNOTSUPP;
 
-	sess->pd = TRS_FI(ib_alloc_pd(dev, 0), ERR_PTR(-ENOMEM));
-	if (IS_ERR(sess->pd)) {
-		err = PTR_ERR(sess->pd);
-		sess->pd = NULL;
+	path->pd = TRS_FI(ib_alloc_pd(dev, 0), ERR_PTR(-ENOMEM));
+	if (IS_ERR(path->pd)) {
+		err = PTR_ERR(path->pd);
+		path->pd = NULL;
 		return err;
 	}
-	sess->table_size = struct_size(table, desc, sess->max_qd);
-	sess->table = TRS_FI(kzalloc(sess->table_size, GFP_KERNEL), NULL);
-	if (!sess->table) {
+	path->table_size = struct_size(table, desc, path->max_qd);
+	path->table = TRS_FI(kzalloc(path->table_size, GFP_KERNEL), NULL);
+	if (!path->table) {
 		err = -ENOMEM;
 		goto dealloc_pd;
 	}
-	sess->table_dma = ib_dma_map_single(dev, sess->table, sess->table_size,
+	path->table_dma = ib_dma_map_single(dev, path->table, path->table_size,
 					    DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(dev, sess->table_dma)) {
+	if (ib_dma_mapping_error(dev, path->table_dma)) {
 		err = -ENOMEM;
 		goto free_table;
 	}
-	WRITE_ONCE(sess->ibdev, dev);
-	strscpy(sess->hca_name, dev_name(&dev->dev), sizeof(sess->hca_name));
-	sess->hca_port = cm_id->port_num;
-	memcpy(&sess->src, &cm_id->route.addr.src_addr, sizeof(sess->src));
+	WRITE_ONCE(path->ibdev, dev);
+	strscpy(path->hca_name, dev_name(&dev->dev), sizeof(path->hca_name));
+	path->hca_port = cm_id->port_num;
+	memcpy(&path->src, &cm_id->route.addr.src_addr, sizeof(path->src));
 	return 0;
 
 free_table:
-	kfree(sess->table);
-	sess->table = NULL;
+	kfree(path->table);
+	path->table = NULL;
 dealloc_pd:
-	ib_dealloc_pd(sess->pd);
-	sess->pd = NULL;
+	ib_dealloc_pd(path->pd);
+	path->pd = NULL;
 	return err;
 }
 
-static void trs_clt_dev_free(struct trs_clt_sess *sess)
+static void trs_clt_dev_free(struct trs_clt_path *path)
 {
-	if (!sess->ibdev)
+	if (!path->ibdev)
 		return;
-	ib_dma_unmap_single(sess->ibdev, sess->table_dma, sess->table_size,
+	ib_dma_unmap_single(path->ibdev, path->table_dma, path->table_size,
 			    DMA_FROM_DEVICE);
-	kfree(sess->table);
-	sess->table = NULL;
-	ib_dealloc_pd(sess->pd);
-	sess->pd = NULL;
-	WRITE_ONCE(sess->ibdev, NULL);
+	kfree(path->table);
+	path->table = NULL;
+	ib_dealloc_pd(path->pd);
+	path->pd = NULL;
+	WRITE_ONCE(path->ibdev, NULL);
 }
 
 /* Create the CM id of a connection and resolve address and route. */
 static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	struct rdma_cm_id *cm_id;
 	int err;
 
@@ -246,7 +249,7 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 	spin_unlock_irq(&conn->lock);
 
 	trs_clt_step_begin(conn);
-	err = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&sess->dst,
+	err = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&path->dst,
 				TRS_CONNECT_TIMEOUT_MS);
 	if (!err)
 		err = trs_clt_step_wait(conn);
@@ -262,7 +265,7 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 
 static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	struct trs_qp_attr attr = {
 		/*
 		 * A request puts at most TRS_CLT_MR_WRS WRs in the send
@@ -275,7 +278,7 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 		 */
 		.send_wr	= TRS_CLT_MR_WRS * qd + TRS_CLT_SIGNAL_EVERY + 1,
 		.recv_wr	= qd + 1 + !conn->idx,
-		.send_sge	= sess->max_send_sge,
+		.send_sge	= path->max_send_sge,
 		.poll_ctx	= IB_POLL_SOFTIRQ,
 	};
 
@@ -283,14 +286,18 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 	conn->sq_posted = 0;
 	conn->sq_retired = 0;
 	conn->unsignaled = 0;
-	return trs_qp_create(conn->cm_id, sess->pd, conn, conn->idx, &attr,
+	return trs_qp_create(conn->cm_id, path->pd, conn, conn->idx, &attr,
 			     &conn->cq);
 }
 
-/* The accept private data: connection 0 sets the session's limits. */
+/*
+ * The accept private data: connection 0 sets the path's limits, which must
+ * be the session's once it has them (a reconnect).
+ */
 static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
+	struct trs_clt_sess *sess = path->sess;
 	const struct trs_msg_conn_rsp *rsp = &conn->rsp;
 	u32 qd, io_size, segs, pages;
 
@@ -299,7 +306,7 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 	    !trs_is_zero(rsp->reserved, sizeof(rsp->reserved)))
 		goto bad;
 	if (conn->idx) {
-		if (memcmp(rsp, &sess->conns[0].rsp, sizeof(*rsp)))
+		if (memcmp(rsp, &path->conns[0].rsp, sizeof(*rsp)))
 			goto bad;
 		return 0;
 	}
@@ -307,34 +314,45 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 	qd = le16_to_cpu(rsp->queue_depth);
 	io_size = le32_to_cpu(rsp->max_io_size);
 	segs = le16_to_cpu(rsp->max_segments);
-	if (!qd || qd > sess->max_qd || !io_size || io_size % TRS_MR_PAGE ||
+	if (!qd || qd > path->max_qd || !io_size || io_size % TRS_MR_PAGE ||
 	    io_size > TRS_MAX_IO_SIZE || !segs)
 		goto bad;
 
-	pages = min(TRS_MR_PAGES(io_size), sess->max_mr_pages);
-	sess->queue_depth = qd;
-	sess->chunk_size = TRS_HDR_AREA + io_size;
-	sess->max_io_size = (pages - 1) * TRS_MR_PAGE;
-	sess->max_segments = min(segs, pages);
+	pages = min(TRS_MR_PAGES(io_size), path->max_mr_pages);
+	path->queue_depth = qd;
+	path->chunk_size = TRS_HDR_AREA + io_size;
+	path->max_io_size = (pages - 1) * TRS_MR_PAGE;
+	path->max_segments = min(segs, pages);
+	if (sess->queue_depth &&
+	    (path->queue_depth != sess->queue_depth ||
+	     path->chunk_size != sess->chunk_size ||
+	     path->max_io_size != sess->max_io_size ||
+	     path->max_segments != sess->max_segments)) {
+		trs_clt_err(sess, "the server now grants queue depth %u, %u bytes and %u segments per request; the session has %u, %u and %u\n",
+			    path->queue_depth, path->max_io_size,
+			    path->max_segments, sess->queue_depth,
+			    sess->max_io_size, sess->max_segments);
+		return -EPROTO;
+	}
 	return 0;
 
 bad:
-	trs_clt_err(sess, "connection %u: malformed accept from the server\n",
+	trs_clt_err(path->sess, "connection %u: malformed accept from the server\n",
 		    conn->idx);
 	return -EPROTO;
 }
 
 static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	struct trs_msg_conn_req req = {
 		.magic		 = cpu_to_le16(TRS_MAGIC),
 		.ver_major	 = TRS_PROTO_VER_MAJOR,
 		.ver_minor	 = TRS_PROTO_VER_MINOR,
 		.caps		 = cpu_to_le32(TRS_CAPS_KNOWN),
 		.conn_idx	 = cpu_to_le16(conn->idx),
-		.conn_cnt	 = cpu_to_le16(sess->nr_conns),
-		.max_queue_depth = cpu_to_le16(sess->max_qd),
+		.conn_cnt	 = cpu_to_le16(path->nr_conns),
+		.max_queue_depth = cpu_to_le16(path->max_qd),
 	};
 	struct rdma_conn_param param = {
 		.private_data		= &req,
@@ -345,7 +363,7 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 	};
 	int err;
 
-	memcpy(req.sess_uuid, &sess->uuid, sizeof(req.sess_uuid));
+	memcpy(req.sess_uuid, &path->sess->uuid, sizeof(req.sess_uuid));
 	trs_clt_step_begin(conn);
 	err = rdma_connect(conn->cm_id, &param);
 	if (!err)
@@ -357,8 +375,8 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 
 static void trs_clt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct trs_clt_sess *sess = container_of(wc->wr_cqe,
-						 struct trs_clt_sess, table_cqe);
+	struct trs_clt_path *path = container_of(wc->wr_cqe,
+						 struct trs_clt_path, table_cqe);
 	unsigned long flags;
 	int err = 0;
 
@@ -367,32 +385,32 @@ static void trs_clt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 	else if (wc->opcode != IB_WC_RECV)
 		err = -EPROTO;
 
-	spin_lock_irqsave(&sess->state_lock, flags);
-	sess->table_err = err;
-	sess->table_len = wc->byte_len;
-	sess->table_done = true;
-	spin_unlock_irqrestore(&sess->state_lock, flags);
+	spin_lock_irqsave(&path->state_lock, flags);
+	path->table_err = err;
+	path->table_len = wc->byte_len;
+	path->table_done = true;
+	spin_unlock_irqrestore(&path->state_lock, flags);
 	if (err)
-		trs_clt_wc_fail(sess, wc, err);
-	wake_up(&sess->setup_wq);
+		trs_clt_wc_fail(path, wc, err);
+	wake_up(&path->setup_wq);
 }
 
-static int trs_clt_post_table_recv(struct trs_clt_sess *sess)
+static int trs_clt_post_table_recv(struct trs_clt_path *path)
 {
-	struct trs_clt_conn *conn = &sess->conns[0];
+	struct trs_clt_conn *conn = &path->conns[0];
 	struct ib_sge sge = {
-		.addr	= sess->table_dma,
-		.length	= sess->table_size,
-		.lkey	= sess->pd->local_dma_lkey,
+		.addr	= path->table_dma,
+		.length	= path->table_size,
+		.lkey	= path->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
-		.wr_cqe		= &sess->table_cqe,
+		.wr_cqe		= &path->table_cqe,
 		.sg_list	= &sge,
 		.num_sge	= 1,
 	};
 	int err;
 
-	sess->table_cqe.done = trs_clt_table_done;
+	path->table_cqe.done = trs_clt_table_done;
 	spin_lock_irq(&conn->lock);
 	err = ib_post_recv(conn->cm_id->qp, &wr, NULL);
 	if (!err)
@@ -402,15 +420,15 @@ static int trs_clt_post_table_recv(struct trs_clt_sess *sess)
 }
 
 /* The chunk table arrived and the bounce MRs are registered, or failure. */
-static bool trs_clt_table_over(struct trs_clt_sess *sess, int *err)
+static bool trs_clt_table_over(struct trs_clt_path *path, int *err)
 {
 	bool over;
 
-	spin_lock_irq(&sess->state_lock);
-	over = (sess->table_done && sess->bounce_done) || sess->setup_err ||
-	       sess->table_err || sess->bounce_err;
-	*err = sess->setup_err ?: sess->table_err ?: sess->bounce_err;
-	spin_unlock_irq(&sess->state_lock);
+	spin_lock_irq(&path->state_lock);
+	over = (path->table_done && path->bounce_done) || path->setup_err ||
+	       path->table_err || path->bounce_err;
+	*err = path->setup_err ?: path->table_err ?: path->bounce_err;
+	spin_unlock_irq(&path->state_lock);
 	return over;
 }
 
@@ -418,40 +436,40 @@ static bool trs_clt_table_over(struct trs_clt_sess *sess, int *err)
  * Wait for the chunk table (and for the registration of the bounce MRs)
  * and check every field of the table.
  */
-static int trs_clt_get_table(struct trs_clt_sess *sess)
+static int trs_clt_get_table(struct trs_clt_path *path)
 {
-	const struct trs_msg_chunks *table = sess->table;
+	const struct trs_msg_chunks *table = path->table;
 	u32 i;
 	int err;
 
-	if (!wait_event_timeout(sess->setup_wq, trs_clt_table_over(sess, &err),
+	if (!wait_event_timeout(path->setup_wq, trs_clt_table_over(path, &err),
 				TRS_CLT_STEP_TIMEOUT))
 		return -ETIMEDOUT;
 	if (err)
 		return err;
 
-	ib_dma_sync_single_for_cpu(sess->ibdev, sess->table_dma,
-				   sess->table_size, DMA_FROM_DEVICE);
-	if (sess->table_len != struct_size(table, desc, sess->queue_depth) ||
+	ib_dma_sync_single_for_cpu(path->ibdev, path->table_dma,
+				   path->table_size, DMA_FROM_DEVICE);
+	if (path->table_len != struct_size(table, desc, path->queue_depth) ||
 	    le16_to_cpu(table->magic) != TRS_MAGIC ||
 	    le16_to_cpu(table->type) != TRS_MSG_CHUNKS ||
-	    le16_to_cpu(table->count) != sess->queue_depth ||
+	    le16_to_cpu(table->count) != path->queue_depth ||
 	    table->reserved0 || table->reserved1 ||
-	    le32_to_cpu(table->chunk_size) != sess->chunk_size)
+	    le32_to_cpu(table->chunk_size) != path->chunk_size)
 		goto bad;
-	for (i = 0; i < sess->queue_depth; i++) {
+	for (i = 0; i < path->queue_depth; i++) {
 		const struct trs_chunk_desc *desc = &table->desc[i];
 		u64 addr = le64_to_cpu(desc->addr);
 
-		if (desc->reserved || addr > U64_MAX - sess->chunk_size)
+		if (desc->reserved || addr > U64_MAX - path->chunk_size)
 			goto bad;
-		sess->slots[i].raddr = addr;
-		sess->slots[i].rkey = le32_to_cpu(desc->rkey);
+		path->slots[i].raddr = addr;
+		path->slots[i].rkey = le32_to_cpu(desc->rkey);
 	}
 	return 0;
 
 bad:
-	trs_clt_err(sess, "malformed chunk table from the server\n");
+	trs_clt_err(path->sess, "malformed chunk table from the server\n");
 	return -EPROTO;
 }
 
@@ -466,91 +484,93 @@ static int trs_clt_conn_post_recvs(struct trs_clt_conn *conn, u32 n)
 	return err;
 }
 
-/* Connect connection @conn (not 0) of a session whose slots exist. */
+/* Connect connection @conn (not 0) of a path whose slots exist. */
 static int trs_clt_conn_open(struct trs_clt_conn *conn)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	int err;
 
 	err = trs_clt_conn_resolve(conn);
 	if (err)
 		return err;
-	if (conn->cm_id->device != sess->ibdev) {
-		trs_clt_err(sess, "connection %u resolved to %s, not %s\n",
+	if (conn->cm_id->device != path->ibdev) {
+		trs_clt_err(path->sess, "connection %u resolved to %s, not %s\n",
 			    conn->idx, dev_name(&conn->cm_id->device->dev),
-			    sess->hca_name);
+			    path->hca_name);
 		return -EXDEV;
 	}
-	err = trs_clt_conn_create_qp(conn, sess->queue_depth);
+	err = trs_clt_conn_create_qp(conn, path->queue_depth);
 	if (err)
 		return err;
 	conn->recv_cqe.done = trs_clt_recv_done;
-	err = trs_clt_conn_post_recvs(conn, sess->queue_depth);
+	err = trs_clt_conn_post_recvs(conn, path->queue_depth);
 	if (err)
 		return err;
 	return trs_clt_conn_connect(conn);
 }
 
 /**
- * trs_clt_sess_connect() - connect every connection of a session
- * @sess: session in state CONNECTING, without RDMA resources
+ * trs_clt_path_setup() - connect every connection of a path
+ * @path: path in state CONNECTING, without RDMA resources
  *
- * On failure everything is undone with trs_clt_sess_disconnect().  After
- * that the session can be connected again.
+ * On failure everything is undone with trs_clt_path_teardown().  After
+ * that the path can be set up again.
  *
  * Return: 0 or a negative errno.
  */
-int trs_clt_sess_connect(struct trs_clt_sess *sess)
+int trs_clt_path_setup(struct trs_clt_path *path)
 {
-	struct trs_clt_conn *conn0 = &sess->conns[0];
+	struct trs_clt_conn *conn0 = &path->conns[0];
 	u32 i;
 	int err;
 
-	/* per attempt: a reconnect would run this again on the session */
-	spin_lock_irq(&sess->state_lock);
-	sess->setup_err = 0;
-	sess->table_done = false;
-	sess->bounce_done = false;
-	spin_unlock_irq(&sess->state_lock);
+	/* per attempt; setup_err is reset by the change to CONNECTING */
+	spin_lock_irq(&path->state_lock);
+	path->table_done = false;
+	path->table_err = 0;
+	path->bounce_done = false;
+	path->bounce_err = 0;
+	spin_unlock_irq(&path->state_lock);
 
 	err = trs_clt_conn_resolve(conn0);
 	if (err)
 		goto disconnect;
-	err = trs_clt_dev_init(sess, conn0->cm_id);
+	err = trs_clt_dev_init(path, conn0->cm_id);
 	if (err)
 		goto disconnect;
-	err = trs_clt_conn_create_qp(conn0, sess->max_qd);
+	err = trs_clt_conn_create_qp(conn0, path->max_qd);
 	if (err)
 		goto disconnect;
-	err = trs_clt_post_table_recv(sess);
+	err = trs_clt_post_table_recv(path);
 	if (err)
 		goto disconnect;
 	err = trs_clt_conn_connect(conn0);
 	if (err)
 		goto disconnect;
-	err = trs_clt_slots_init(sess);
+	err = trs_clt_slots_init(path);
 	if (err)
 		goto disconnect;
-	err = trs_clt_slots_register(sess);
+	err = trs_clt_slots_register(path);
 	if (err)
 		goto disconnect;
 	conn0->recv_cqe.done = trs_clt_recv_done;
-	err = trs_clt_conn_post_recvs(conn0, sess->queue_depth);
+	err = trs_clt_conn_post_recvs(conn0, path->queue_depth);
 	if (err)
 		goto disconnect;
 
-	for (i = 1; i < sess->nr_conns; i++) {
-		err = trs_clt_conn_open(&sess->conns[i]);
+	for (i = 1; i < path->nr_conns; i++) {
+		err = trs_clt_conn_open(&path->conns[i]);
 		if (err)
 			goto disconnect;
 	}
-	err = trs_clt_get_table(sess);
+	err = trs_clt_get_table(path);
 	if (err)
 		goto disconnect;
+	path->up = true;
 	return 0;
 
 disconnect:
-	trs_clt_sess_disconnect(sess);
+	trs_clt_path_teardown(path);
 	return err;
 }
 
@@ -568,9 +588,9 @@ static bool trs_clt_conn_established(struct trs_clt_conn *conn)
 {
 	bool established;
 
-	spin_lock_irq(&conn->sess->state_lock);
+	spin_lock_irq(&conn->path->state_lock);
 	established = conn->established;
-	spin_unlock_irq(&conn->sess->state_lock);
+	spin_unlock_irq(&conn->path->state_lock);
 	return established;
 }
 
@@ -592,34 +612,35 @@ static void trs_clt_conn_destroy_id(struct trs_clt_conn *conn)
 }
 
 /**
- * trs_clt_sess_disconnect() - release the RDMA resources of a session
- * @sess: session in any state of trs_clt_sess_connect()
+ * trs_clt_path_teardown() - release the RDMA resources of a path
+ * @path: path in any state of trs_clt_path_setup()
  *
  * Disconnects and drains every connection, so the server can no longer
  * touch client memory, fails the requests in flight, then destroys
  * everything in reverse order of creation.  The PD goes before connection
  * 0's CM id so that the CM's device removal, which waits for our CM ids,
- * also finds the PD gone.  The caller owns the session: trs_clt_open() or
- * the close work.
+ * also finds the PD gone.  The caller owns the path: trs_clt_open(), a
+ * recovery work or trs_clt_close().
  */
-void trs_clt_sess_disconnect(struct trs_clt_sess *sess)
+void trs_clt_path_teardown(struct trs_clt_path *path)
 {
-	struct trs_clt_conn *conn0 = &sess->conns[0];
+	struct trs_clt_conn *conn0 = &path->conns[0];
 	u32 i;
 
-	for (i = 0; i < sess->nr_conns; i++)
-		trs_clt_conn_stop(&sess->conns[i]);
-	for (i = 0; i < sess->nr_conns; i++)
-		if (trs_clt_conn_established(&sess->conns[i]))
-			ib_drain_qp(sess->conns[i].cm_id->qp);
-	trs_clt_fail_inflight(sess);
+	for (i = 0; i < path->nr_conns; i++)
+		trs_clt_conn_stop(&path->conns[i]);
+	for (i = 0; i < path->nr_conns; i++)
+		if (trs_clt_conn_established(&path->conns[i]))
+			ib_drain_qp(path->conns[i].cm_id->qp);
+	trs_clt_fail_inflight(path);
 
-	for (i = sess->nr_conns - 1; i > 0; i--) {
-		trs_clt_conn_destroy_qp(&sess->conns[i]);
-		trs_clt_conn_destroy_id(&sess->conns[i]);
+	for (i = path->nr_conns - 1; i > 0; i--) {
+		trs_clt_conn_destroy_qp(&path->conns[i]);
+		trs_clt_conn_destroy_id(&path->conns[i]);
 	}
-	trs_clt_slots_free(sess);
+	trs_clt_slots_free(path);
 	trs_clt_conn_destroy_qp(conn0);
-	trs_clt_dev_free(sess);
+	trs_clt_dev_free(path);
 	trs_clt_conn_destroy_id(conn0);
+	path->up = false;
 }

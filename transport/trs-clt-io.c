@@ -33,11 +33,11 @@ static bool trs_clt_bounced(const struct trs_clt_io *io)
 	return io->dir == DMA_FROM_DEVICE && io->data_len <= TRS_CLT_BOUNCE_SIZE;
 }
 
-static void trs_clt_finish(struct trs_clt_sess *sess, struct trs_clt_io *io,
+static void trs_clt_finish(struct trs_clt_path *path, struct trs_clt_io *io,
 			   int status)
 {
 	if (io->dir != DMA_NONE && !trs_clt_bounced(io))
-		ib_dma_unmap_sg(sess->ibdev, io->sgl, io->sg_cnt, io->dir);
+		ib_dma_unmap_sg(path->ibdev, io->sgl, io->sg_cnt, io->dir);
 	io->done(io, status);
 }
 
@@ -56,9 +56,9 @@ static int trs_clt_post_inv(struct trs_clt_conn *conn,
 	/* its send queue entry was reserved with the request */
 	err = ib_post_send(conn->cm_id->qp, &wr, NULL);
 	if (err) {
-		trs_clt_err_rl(conn->sess, "cannot invalidate an MR: %pe\n",
+		trs_clt_err_rl(conn->path->sess, "cannot invalidate an MR: %pe\n",
 			       ERR_PTR(err));
-		trs_clt_fail(conn->sess, err);
+		trs_clt_fail(conn->path, err);
 		return err;
 	}
 	slot->inv_seq = ++conn->sq_posted;
@@ -123,7 +123,7 @@ static void trs_clt_slot_event(struct ib_cq *cq, struct trs_clt_slot *slot,
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (io)
-		trs_clt_finish(conn->sess, io, status);
+		trs_clt_finish(conn->path, io, status);
 }
 
 /* The REG_MR of a request and the LOCAL_INV fencing it. */
@@ -133,7 +133,7 @@ static void trs_clt_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	/* unsignaled: only failures complete */
 	if (trs_wc_failed(wc, "memory registration"))
-		trs_clt_fail(conn->sess, -ECONNRESET);
+		trs_clt_fail(conn->path, -ECONNRESET);
 }
 
 static void trs_clt_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -142,7 +142,7 @@ static void trs_clt_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct trs_clt_slot *slot;
 
 	if (trs_wc_failed(wc, "request")) {
-		trs_clt_fail(conn->sess, -ECONNRESET);
+		trs_clt_fail(conn->path, -ECONNRESET);
 		return;
 	}
 	slot = container_of(wc->wr_cqe, struct trs_clt_slot, send_cqe);
@@ -155,7 +155,7 @@ static void trs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct trs_clt_slot *slot;
 
 	if (trs_wc_failed(wc, "local invalidate")) {
-		trs_clt_fail(conn->sess, -ECONNRESET);
+		trs_clt_fail(conn->path, -ECONNRESET);
 		return;
 	}
 	slot = container_of(wc->wr_cqe, struct trs_clt_slot, inv_cqe);
@@ -163,12 +163,12 @@ static void trs_clt_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /* Copy the @len bytes the server wrote to the bounce buffer to the read. */
-static int trs_clt_bounce_copy(struct trs_clt_sess *sess,
+static int trs_clt_bounce_copy(struct trs_clt_path *path,
 			       struct trs_clt_slot *slot, u32 len)
 {
 	struct trs_clt_io *io = slot->io;
 
-	ib_dma_sync_single_for_cpu(sess->ibdev, slot->bounce_dma, len,
+	ib_dma_sync_single_for_cpu(path->ibdev, slot->bounce_dma, len,
 				   DMA_FROM_DEVICE);
 	if (sg_copy_from_buffer(io->sgl, io->sg_cnt, slot->bounce, len) != len)
 		return -EIO;
@@ -183,13 +183,13 @@ static int trs_clt_bounce_copy(struct trs_clt_sess *sess,
 static bool trs_clt_reply_ok(struct trs_clt_conn *conn, u32 idx, u32 len,
 			     bool batch)
 {
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	struct trs_clt_slot *slot;
 	bool read;
 
-	if (idx >= sess->queue_depth)
+	if (idx >= path->queue_depth)
 		return false;
-	slot = &sess->slots[idx];
+	slot = &path->slots[idx];
 	if (!slot->io || slot->conn != conn || slot->flags & TRS_SLOT_REPLIED)
 		return false;
 	read = slot->io->dir == DMA_FROM_DEVICE;
@@ -210,7 +210,7 @@ static struct trs_clt_io *trs_clt_replied(struct trs_clt_conn *conn,
 	slot->flags |= TRS_SLOT_REPLIED;
 	slot->status = *status;
 	if (!slot->status && trs_clt_bounced(slot->io))
-		slot->status = trs_clt_bounce_copy(conn->sess, slot, len);
+		slot->status = trs_clt_bounce_copy(conn->path, slot, len);
 	*status = slot->status;
 	return trs_clt_advance(conn, slot);
 }
@@ -219,12 +219,12 @@ static struct trs_clt_io *trs_clt_replied(struct trs_clt_conn *conn,
  * A reply: zero-length receive of an RDMA_WRITE_WITH_IMM from the server,
  * answering one request (TRS_IMM_RSP) or several (TRS_IMM_RSP_BATCH).
  * Anything that is not a reply to requests in flight on this connection is
- * a protocol error and closes the session.
+ * a protocol error and fails the path.
  */
 void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	struct trs_clt_io *io[TRS_RSP_BATCH_MAX] = {};
 	int status[TRS_RSP_BATCH_MAX] = {};
 	u32 idx[TRS_RSP_BATCH_MAX];
@@ -233,7 +233,7 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int err = -EPROTO;
 
 	if (trs_wc_failed(wc, "reply receive")) {
-		trs_clt_wc_fail(sess, wc, -ECONNRESET);
+		trs_clt_wc_fail(path, wc, -ECONNRESET);
 		return;
 	}
 	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
@@ -273,24 +273,24 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto unlock;
 	conn->stats.wrs_posted++;
 	for (i = 0; i < nr; i++)
-		io[i] = trs_clt_replied(conn, &sess->slots[idx[i]], &status[i],
+		io[i] = trs_clt_replied(conn, &path->slots[idx[i]], &status[i],
 					wc->byte_len);
 unlock:
 	spin_unlock_irqrestore(&conn->lock, flags);
 	for (i = 0; i < nr; i++)
 		if (io[i])
-			trs_clt_finish(sess, io[i], status[i]);
+			trs_clt_finish(path, io[i], status[i]);
 	if (!err)
 		return;
 	if (err != -EPROTO) {
-		trs_clt_fail(sess, err);
+		trs_clt_fail(path, err);
 		return;
 	}
 proto_err:
-	trs_clt_err_rl(sess, "conn %u: bad reply: opcode %d imm %#x len %u\n",
+	trs_clt_err_rl(path->sess, "conn %u: bad reply: opcode %d imm %#x len %u\n",
 		       conn->idx, wc->opcode, be32_to_cpu(wc->ex.imm_data),
 		       wc->byte_len);
-	trs_clt_fail(sess, -EPROTO);
+	trs_clt_fail(path, -EPROTO);
 }
 
 /* Register the data of @io with the slot's MR, rotating its key. */
@@ -308,7 +308,7 @@ static int trs_clt_map_mr(struct trs_clt_slot *slot, struct trs_clt_io *io,
 }
 
 /* Data segments as SGEs after the header SGE; returns the SGE count. */
-static int trs_clt_map_sges(struct trs_clt_sess *sess, struct trs_clt_io *io,
+static int trs_clt_map_sges(struct trs_clt_path *path, struct trs_clt_io *io,
 			    int nents, struct ib_sge *sge)
 {
 	struct scatterlist *sg;
@@ -318,7 +318,7 @@ static int trs_clt_map_sges(struct trs_clt_sess *sess, struct trs_clt_io *io,
 	for_each_sg(io->sgl, sg, nents, i) {
 		sge[i + 1].addr = sg_dma_address(sg);
 		sge[i + 1].length = sg_dma_len(sg);
-		sge[i + 1].lkey = sess->pd->local_dma_lkey;
+		sge[i + 1].lkey = path->pd->local_dma_lkey;
 		len += sg_dma_len(sg);
 	}
 	return len == io->data_len ? nents + 1 : -EINVAL;
@@ -328,8 +328,8 @@ static int trs_clt_map_sges(struct trs_clt_sess *sess, struct trs_clt_io *io,
 static int trs_clt_post_req(struct trs_clt_conn *conn,
 			    struct trs_clt_slot *slot, struct trs_clt_io *io)
 {
-	struct trs_clt_sess *sess = conn->sess;
-	struct ib_device *dev = sess->ibdev;
+	struct trs_clt_path *path = conn->path;
+	struct ib_device *dev = path->ibdev;
 	u32 hdr_len = sizeof(struct trs_msg_req) + io->usr_len;
 	struct ib_sge sge[TRS_CLT_MAX_SEND_SGE];
 	struct trs_msg_req *req = slot->hdr;
@@ -371,19 +371,19 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	memset(req, 0, sizeof(*req));
 	/* a reply may then wait for a second one to share its message */
 	if (conn->inflight &&
-	    sess->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_RSP_BATCH))
+	    path->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_RSP_BATCH))
 		req->flags = TRS_REQ_F_MORE;
 	req->data_len = cpu_to_le32(io->data_len);
 	memcpy(req + 1, io->usr_hdr, io->usr_len);
 	sge[0].addr = slot->hdr_dma;
 	sge[0].length = hdr_len;
-	sge[0].lkey = sess->pd->local_dma_lkey;
+	sge[0].lkey = path->pd->local_dma_lkey;
 
 	switch (io->dir) {
 	case DMA_TO_DEVICE:
 		req->dir = TRS_DIR_WRITE;
-		if (nents + 1 <= sess->max_send_sge) {
-			wr.wr.num_sge = trs_clt_map_sges(sess, io, nents, sge);
+		if (nents + 1 <= path->max_send_sge) {
+			wr.wr.num_sge = trs_clt_map_sges(path, io, nents, sge);
 			if (wr.wr.num_sge < 0)
 				err = wr.wr.num_sge;
 			break;
@@ -446,6 +446,9 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 			ib_update_fast_reg_key(slot->mr,
 					       inv.ex.invalidate_rkey & 0xff);
 		slot->io = NULL;
+		/* a QP that takes no WR is broken: recover, the user retries */
+		trs_clt_fail(path, err);
+		err = -ENOTCONN;
 		goto unmap;
 	}
 	/* with an MR, the entry of the LOCAL_INV to come is reserved */
@@ -463,7 +466,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		 * Part of the chain is posted: the request is in flight until
 		 * the teardown drained the connection and fails it.
 		 */
-		trs_clt_fail(sess, err);
+		trs_clt_fail(path, err);
 		return 0;
 	}
 
@@ -484,7 +487,7 @@ unmap:
 static bool trs_clt_io_ok(struct trs_clt_sess *sess, unsigned int conn,
 			  const struct trs_clt_io *io)
 {
-	if (conn >= sess->nr_conns || io->slot >= sess->queue_depth ||
+	if (conn >= sess->path->nr_conns || io->slot >= sess->queue_depth ||
 	    !io->usr_len || io->usr_len > TRS_MAX_USR_HDR || !io->done)
 		return false;
 	if (io->dir == DMA_NONE)
@@ -502,34 +505,38 @@ static bool trs_clt_io_ok(struct trs_clt_sess *sess, unsigned int conn,
  * @io: the request; its slot must not be in use
  *
  * Any context.  On success @io->done() is called exactly once, in softirq
- * context (also when the session fails: with -ECONNABORTED).  The data
- * must respect a 4 KiB virt boundary (every segment but the first starts
- * on a 4 KiB boundary, every one but the last ends on one).
+ * context (with -ECONNABORTED if the session loses its connections first).
+ * The data must respect a 4 KiB virt boundary (every segment but the first
+ * starts on a 4 KiB boundary, every one but the last ends on one).
  *
  * Return: 0 if submitted; otherwise done() is not called and the error
  * is -EINVAL (bad @conn or @io, or data the MR cannot map), -ENOTCONN
- * (session not connected), -EBUSY (slot in use), -EAGAIN (the send queue
- * is full until a completion retires WRs: retry later) or -EIO (DMA
- * mapping or post failed).
+ * (session not connected, or the post failed and the session goes
+ * reconnecting), -EBUSY (slot in use), -EAGAIN (the send queue is full
+ * until a completion retires WRs: retry later) or -EIO (DMA mapping
+ * failed).
  */
 int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 		    struct trs_clt_io *io)
 {
+	struct trs_clt_path *path = sess->path;
 	struct trs_clt_conn *c;
 	unsigned long flags;
 	int err;
 
 	if (!trs_clt_io_ok(sess, conn, io))
 		return -EINVAL;
-	c = &sess->conns[conn];
+	c = &path->conns[conn];
 
+	/* teardown marks every connection dead before it frees the slots */
 	spin_lock_irqsave(&c->lock, flags);
-	if (c->dead || READ_ONCE(sess->state) != TRS_CLT_CONNECTED)
+	if (c->dead ||
+	    trs_clt_path_state(path) != TRS_CLT_PATH_CONNECTED)
 		err = -ENOTCONN;
-	else if (READ_ONCE(sess->slots[io->slot].io))
+	else if (READ_ONCE(path->slots[io->slot].io))
 		err = -EBUSY;
 	else
-		err = trs_clt_post_req(c, &sess->slots[io->slot], io);
+		err = trs_clt_post_req(c, &path->slots[io->slot], io);
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (err == -EBUSY)
 		trs_clt_err_rl(sess, "request on slot %u, which is in use\n",
@@ -540,50 +547,49 @@ EXPORT_SYMBOL_GPL(trs_clt_request);
 
 /**
  * trs_clt_fail_inflight() - complete every request in flight with an error
- * @sess: session whose connections are drained
+ * @path: path whose connections are drained
  *
  * After rdma_disconnect() and ib_drain_qp() of every connection no remote
  * access and no completion is possible any more.
  */
-void trs_clt_fail_inflight(struct trs_clt_sess *sess)
+void trs_clt_fail_inflight(struct trs_clt_path *path)
 {
 	struct trs_clt_io *io;
 	u32 i;
 
-	if (!sess->slots)
+	if (!path->slots)
 		return;
-	for (i = 0; i < sess->queue_depth; i++) {
-		io = sess->slots[i].io;
+	for (i = 0; i < path->queue_depth; i++) {
+		io = path->slots[i].io;
 		if (!io)
 			continue;
-		sess->slots[i].io = NULL;
+		path->slots[i].io = NULL;
 		local_bh_disable();
-		trs_clt_finish(sess, io, -ECONNABORTED);
+		trs_clt_finish(path, io, -ECONNABORTED);
 		local_bh_enable();
 	}
 }
 
 /**
  * trs_clt_slots_init() - allocate a slot per server chunk
- * @sess: session whose queue depth, PD and MR size are known
+ * @path: path whose queue depth, PD and MR size are known
  *
  * Undo with trs_clt_slots_free(), also after a failure.
  *
  * Return: 0 or a negative errno.
  */
-int trs_clt_slots_init(struct trs_clt_sess *sess)
+int trs_clt_slots_init(struct trs_clt_path *path)
 {
-	struct ib_device *dev = sess->ibdev;
+	struct ib_device *dev = path->ibdev;
 	struct trs_clt_slot *slot;
 	u32 i;
 
-	sess->slots = TRS_FI(kcalloc(sess->queue_depth, sizeof(*sess->slots),
+	path->slots = TRS_FI(kcalloc(path->queue_depth, sizeof(*path->slots),
 				     GFP_KERNEL), NULL);
-	if (!sess->slots)
+	if (!path->slots)
 		return -ENOMEM;
-	for (i = 0; i < sess->queue_depth; i++) {
-		slot = &sess->slots[i];
-		slot->sess = sess;
+	for (i = 0; i < path->queue_depth; i++) {
+		slot = &path->slots[i];
 		slot->reg_cqe.done = trs_clt_reg_done;
 		slot->send_cqe.done = trs_clt_send_done;
 		slot->inv_cqe.done = trs_clt_inv_done;
@@ -597,8 +603,8 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 			slot->hdr_dma = 0;
 			return -ENOMEM;
 		}
-		slot->mr = TRS_FI(ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
-					      TRS_MR_PAGES(sess->max_io_size)),
+		slot->mr = TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
+					      TRS_MR_PAGES(path->max_io_size)),
 				  ERR_PTR(-ENOMEM));
 		if (IS_ERR(slot->mr)) {
 			int err = PTR_ERR(slot->mr);
@@ -617,7 +623,7 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 			return -ENOMEM;
 		}
 		slot->bounce_mr =
-			TRS_FI(ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
+			TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
 					   TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE)),
 			       ERR_PTR(-ENOMEM));
 		if (IS_ERR(slot->bounce_mr)) {
@@ -634,20 +640,20 @@ int trs_clt_slots_init(struct trs_clt_sess *sess)
 static void trs_clt_bounce_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_conn *conn = cq->cq_context;
-	struct trs_clt_sess *sess = conn->sess;
+	struct trs_clt_path *path = conn->path;
 	unsigned long flags;
 	int err = 0;
 
 	if (trs_wc_failed(wc, "bounce buffer registration"))
 		err = -ECONNRESET;
 
-	spin_lock_irqsave(&sess->state_lock, flags);
-	sess->bounce_err = err;
-	sess->bounce_done = true;
-	spin_unlock_irqrestore(&sess->state_lock, flags);
+	spin_lock_irqsave(&path->state_lock, flags);
+	path->bounce_err = err;
+	path->bounce_done = true;
+	spin_unlock_irqrestore(&path->state_lock, flags);
 	if (err)
-		trs_clt_wc_fail(sess, wc, err);
-	wake_up(&sess->setup_wq);
+		trs_clt_wc_fail(path, wc, err);
+	wake_up(&path->setup_wq);
 }
 
 /* Fill @reg to register @slot's bounce buffer for the server to write. */
@@ -669,20 +675,20 @@ static int trs_clt_bounce_reg(struct trs_clt_slot *slot, struct ib_reg_wr *reg)
 
 /**
  * trs_clt_slots_register() - register every slot's bounce MR
- * @sess: session whose slots exist and whose connection 0 is established
+ * @path: path whose slots exist and whose connection 0 is established
  *
  * One chain of REG_MRs on connection 0, the last one signaled; its
- * completion sets @sess->bounce_done (and @sess->bounce_err), and the
- * session waits for it before its first request, so the keys are valid on
+ * completion sets @path->bounce_done (and @path->bounce_err), and the
+ * path waits for it before its first request, so the keys are valid on
  * every connection by then.  The MRs stay registered until the connections
  * are drained and trs_clt_slots_free() deregisters them.
  *
  * Return: 0 if the chain was posted, or a negative errno.
  */
-int trs_clt_slots_register(struct trs_clt_sess *sess)
+int trs_clt_slots_register(struct trs_clt_path *path)
 {
-	struct trs_clt_conn *conn = &sess->conns[0];
-	u32 qd = sess->queue_depth, i;
+	struct trs_clt_conn *conn = &path->conns[0];
+	u32 qd = path->queue_depth, i;
 	struct ib_reg_wr *reg;
 	int err = 0;
 
@@ -690,13 +696,13 @@ int trs_clt_slots_register(struct trs_clt_sess *sess)
 	if (!reg)
 		return -ENOMEM;
 	for (i = 0; i < qd && !err; i++) {
-		err = trs_clt_bounce_reg(&sess->slots[i], &reg[i]);
+		err = trs_clt_bounce_reg(&path->slots[i], &reg[i]);
 		reg[i].wr.next = i + 1 < qd ? &reg[i + 1].wr : NULL;
 	}
 	if (err)
 		goto free_reg;
-	sess->bounce_cqe.done = trs_clt_bounce_done;
-	reg[qd - 1].wr.wr_cqe = &sess->bounce_cqe;
+	path->bounce_cqe.done = trs_clt_bounce_done;
+	reg[qd - 1].wr.wr_cqe = &path->bounce_cqe;
 	reg[qd - 1].wr.send_flags = IB_SEND_SIGNALED;
 
 	spin_lock_irq(&conn->lock);
@@ -712,31 +718,31 @@ free_reg:
 
 /**
  * trs_clt_slots_free() - free what trs_clt_slots_init() allocated
- * @sess: session without requests in flight
+ * @path: path without requests in flight
  */
-void trs_clt_slots_free(struct trs_clt_sess *sess)
+void trs_clt_slots_free(struct trs_clt_path *path)
 {
 	struct trs_clt_slot *slot;
 	u32 i;
 
-	if (!sess->slots)
+	if (!path->slots)
 		return;
-	for (i = 0; i < sess->queue_depth; i++) {
-		slot = &sess->slots[i];
+	for (i = 0; i < path->queue_depth; i++) {
+		slot = &path->slots[i];
 		if (slot->bounce_mr)
 			ib_dereg_mr(slot->bounce_mr);
 		if (slot->bounce_dma)
-			ib_dma_unmap_single(sess->ibdev, slot->bounce_dma,
+			ib_dma_unmap_single(path->ibdev, slot->bounce_dma,
 					    TRS_CLT_BOUNCE_SIZE,
 					    DMA_FROM_DEVICE);
 		kfree(slot->bounce);
 		if (slot->mr)
 			ib_dereg_mr(slot->mr);
 		if (slot->hdr_dma)
-			ib_dma_unmap_single(sess->ibdev, slot->hdr_dma,
+			ib_dma_unmap_single(path->ibdev, slot->hdr_dma,
 					    TRS_CLT_HDR_LEN, DMA_TO_DEVICE);
 		kfree(slot->hdr);
 	}
-	kfree(sess->slots);
-	sess->slots = NULL;
+	kfree(path->slots);
+	path->slots = NULL;
 }

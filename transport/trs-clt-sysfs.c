@@ -3,12 +3,15 @@
  * RNBD transport client: sysfs (Documentation/ABI/testing/
  * sysfs-class-rtrs-client).
  *
+ *   /sys/class/rtrs-client/<sessname>/{reconnect_delay_sec,...}
  *   /sys/class/rtrs-client/<sessname>/paths/<src@dst>/{state,hca_name,...}
  *   /sys/class/rtrs-client/<sessname>/paths/<src@dst>/conns/<i>/{cpu,...}
  *
- * The sysfs objects only point at the session and its connections and own
- * nothing of them.  trs_clt_sysfs_del() deletes them, which waits for
- * running show() calls, before the session is freed.
+ * The sysfs objects only point at the session, its path and its
+ * connections and own nothing of them.  trs_clt_sysfs_del() deletes them,
+ * which waits for running show() calls, before the session is freed.  The
+ * path keeps its directory across reconnects; hca_name, hca_port and
+ * src_addr show the last connect.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,14 +22,14 @@
 static struct class *trs_clt_class;
 
 /**
- * struct trs_clt_kobj - a sysfs directory showing a session or connection
+ * struct trs_clt_kobj - a sysfs directory showing a path or connection
  * @kobj: the directory; its release frees only this struct
- * @sess: session shown
+ * @path: path shown
  * @conn: connection shown (conns/<i>), else NULL
  */
 struct trs_clt_kobj {
 	struct kobject		kobj;
-	struct trs_clt_sess	*sess;
+	struct trs_clt_path	*path;
 	struct trs_clt_conn	*conn;
 };
 
@@ -39,25 +42,26 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
 	static const char * const names[] = {
-		[TRS_CLT_CONNECTING]	= "connecting",
-		[TRS_CLT_CONNECTED]	= "connected",
-		[TRS_CLT_DISCONNECTED]	= "disconnected",
+		[TRS_CLT_PATH_CONNECTING]	= "connecting",
+		[TRS_CLT_PATH_CONNECTED]	= "connected",
+		[TRS_CLT_PATH_RECONNECTING]	= "reconnecting",
+		[TRS_CLT_PATH_CLOSED]		= "closed",
 	};
 
 	return sysfs_emit(buf, "%s\n",
-			  names[READ_ONCE(to_trs_clt_kobj(kobj)->sess->state)]);
+			  names[trs_clt_path_state(to_trs_clt_kobj(kobj)->path)]);
 }
 
 static ssize_t hca_name_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", to_trs_clt_kobj(kobj)->sess->hca_name);
+	return sysfs_emit(buf, "%s\n", to_trs_clt_kobj(kobj)->path->hca_name);
 }
 
 static ssize_t hca_port_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", to_trs_clt_kobj(kobj)->sess->hca_port);
+	return sysfs_emit(buf, "%u\n", to_trs_clt_kobj(kobj)->path->hca_port);
 }
 
 static ssize_t trs_clt_addr_show(const struct sockaddr_storage *addr,
@@ -72,13 +76,13 @@ static ssize_t trs_clt_addr_show(const struct sockaddr_storage *addr,
 static ssize_t src_addr_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
-	return trs_clt_addr_show(&to_trs_clt_kobj(kobj)->sess->src, buf);
+	return trs_clt_addr_show(&to_trs_clt_kobj(kobj)->path->src, buf);
 }
 
 static ssize_t dst_addr_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
-	return trs_clt_addr_show(&to_trs_clt_kobj(kobj)->sess->dst, buf);
+	return trs_clt_addr_show(&to_trs_clt_kobj(kobj)->path->dst, buf);
 }
 
 static ssize_t cpu_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -171,7 +175,7 @@ static const struct kobj_type trs_clt_conn_ktype = {
 	.default_groups	= trs_clt_conn_groups,
 };
 
-static struct trs_clt_kobj *trs_clt_kobj_add(struct trs_clt_sess *sess,
+static struct trs_clt_kobj *trs_clt_kobj_add(struct trs_clt_path *path,
 					     struct trs_clt_conn *conn,
 					     const struct kobj_type *ktype,
 					     struct kobject *parent,
@@ -182,7 +186,7 @@ static struct trs_clt_kobj *trs_clt_kobj_add(struct trs_clt_sess *sess,
 	tk = TRS_FI(kzalloc(sizeof(*tk), GFP_KERNEL), NULL);
 	if (!tk)
 		return NULL;
-	tk->sess = sess;
+	tk->path = path;
 	tk->conn = conn;
 	if (kobject_init_and_add(&tk->kobj, ktype, parent, "%s", name)) {
 		kobject_put(&tk->kobj);
@@ -199,9 +203,153 @@ static void trs_clt_kobj_del(struct kobject *kobj)
 	kobject_put(kobj);
 }
 
+/*
+ * The session's recovery tunables: unsigned seconds up to a day, and
+ * max_reconnect_attempts, -1 (never give up) or 0..INT_MAX.
+ */
+#define TRS_CLT_MAX_TUNABLE_SEC	(24 * 3600)
+
+/**
+ * struct trs_clt_sec_attr - a seconds tunable of the session directory
+ * @attr: the file
+ * @offset: the u32 in struct trs_clt_sess
+ * @min: smallest value accepted
+ */
+struct trs_clt_sec_attr {
+	struct device_attribute	attr;
+	size_t			offset;
+	u32			min;
+};
+
+static u32 *trs_clt_sec_field(struct device *dev,
+			      struct device_attribute *attr)
+{
+	struct trs_clt_sess *sess = dev_get_drvdata(dev);
+	size_t offset = container_of(attr, struct trs_clt_sec_attr,
+				     attr)->offset;
+
+	return (u32 *)((char *)sess + offset);
+}
+
+static ssize_t trs_clt_sec_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*trs_clt_sec_field(dev, attr)));
+}
+
+static ssize_t trs_clt_sec_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	u32 min = container_of(attr, struct trs_clt_sec_attr, attr)->min;
+	u32 sec;
+	int err;
+
+	err = kstrtou32(buf, 0, &sec);
+	if (err)
+		return err;
+	if (sec < min || sec > TRS_CLT_MAX_TUNABLE_SEC)
+		return -EINVAL;
+	WRITE_ONCE(*trs_clt_sec_field(dev, attr), sec);
+	return count;
+}
+
+#define TRS_CLT_SEC_ATTR(_name, _min) {					\
+	.attr	= __ATTR(_name, 0644, trs_clt_sec_show, trs_clt_sec_store),	\
+	.offset	= offsetof(struct trs_clt_sess, _name),			\
+	.min	= _min,							\
+}
+
+static struct trs_clt_sec_attr trs_clt_sec_attrs[] = {
+	TRS_CLT_SEC_ATTR(reconnect_delay_sec, 1),
+	TRS_CLT_SEC_ATTR(loss_timeout_sec, 1),
+};
+
+static ssize_t max_reconnect_attempts_show(struct device *dev,
+					   struct device_attribute *attr,
+					   char *buf)
+{
+	struct trs_clt_sess *sess = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(sess->max_reconnect_attempts));
+}
+
+static ssize_t max_reconnect_attempts_store(struct device *dev,
+					    struct device_attribute *attr,
+					    const char *buf, size_t count)
+{
+	struct trs_clt_sess *sess = dev_get_drvdata(dev);
+	int val, err;
+
+	err = kstrtoint(buf, 0, &val);
+	if (err)
+		return err;
+	if (val < -1)
+		return -EINVAL;
+	WRITE_ONCE(sess->max_reconnect_attempts, val);
+	return count;
+}
+
+static DEVICE_ATTR_RW(max_reconnect_attempts);
+
+static struct attribute *trs_clt_sess_attrs[] = {
+	&trs_clt_sec_attrs[0].attr.attr,
+	&trs_clt_sec_attrs[1].attr.attr,
+	&dev_attr_max_reconnect_attempts.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(trs_clt_sess);
+
+static int trs_clt_path_sysfs_add(struct trs_clt_path *path)
+{
+	char src[TRS_ADDR_LEN], dst[TRS_ADDR_LEN], name[2 * TRS_ADDR_LEN];
+	u32 i;
+
+	trs_addr_print((struct sockaddr *)&path->src, src, sizeof(src));
+	trs_addr_print((struct sockaddr *)&path->dst, dst, sizeof(dst));
+	snprintf(name, sizeof(name), "%s@%s", src, dst);
+	path->kobj = trs_clt_kobj_add(path, NULL, &trs_clt_path_ktype,
+				      path->sess->paths_kobj, name);
+	if (!path->kobj)
+		return -ENOMEM;
+	path->conns_kobj = kobject_create_and_add("conns", &path->kobj->kobj);
+	path->conn_kobjs = TRS_FI(kcalloc(path->nr_conns,
+					  sizeof(*path->conn_kobjs), GFP_KERNEL),
+				  NULL);
+	if (!path->conns_kobj || !path->conn_kobjs)
+		return -ENOMEM;
+	for (i = 0; i < path->nr_conns; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		path->conn_kobjs[i] = trs_clt_kobj_add(path, &path->conns[i],
+						       &trs_clt_conn_ktype,
+						       path->conns_kobj, name);
+		if (!path->conn_kobjs[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void trs_clt_path_sysfs_del(struct trs_clt_path *path)
+{
+	u32 i;
+
+	if (path->conn_kobjs) {
+		for (i = 0; i < path->nr_conns; i++)
+			if (path->conn_kobjs[i])
+				trs_clt_kobj_del(&path->conn_kobjs[i]->kobj);
+		kfree(path->conn_kobjs);
+		path->conn_kobjs = NULL;
+	}
+	trs_clt_kobj_del(path->conns_kobj);
+	path->conns_kobj = NULL;
+	if (path->kobj)
+		trs_clt_kobj_del(&path->kobj->kobj);
+	path->kobj = NULL;
+}
+
 /**
  * trs_clt_sysfs_add() - create the sysfs directories of a session
- * @sess: session whose connections are up
+ * @sess: session whose path is up
  *
  * Undo with trs_clt_sysfs_del(), also after a failure.
  *
@@ -209,72 +357,33 @@ static void trs_clt_kobj_del(struct kobject *kobj)
  */
 int trs_clt_sysfs_add(struct trs_clt_sess *sess)
 {
-	char src[TRS_ADDR_LEN], dst[TRS_ADDR_LEN], name[2 * TRS_ADDR_LEN];
-	u32 i;
+	int err;
 
-	sess->dev = TRS_FI(device_create(trs_clt_class, NULL, MKDEV(0, 0),
-					 NULL, "%s", sess->name),
+	sess->dev = TRS_FI(device_create_with_groups(trs_clt_class, NULL,
+						     MKDEV(0, 0), sess,
+						     trs_clt_sess_groups, "%s",
+						     sess->name),
 			   ERR_PTR(-ENOMEM));
 	if (IS_ERR(sess->dev)) {
-		int err = PTR_ERR(sess->dev);
-
+		err = PTR_ERR(sess->dev);
 		sess->dev = NULL;
 		return err;
 	}
 	sess->paths_kobj =
 		TRS_FI(kobject_create_and_add("paths", &sess->dev->kobj), NULL);
-	if (!sess->paths_kobj)
-		goto remove;
-
-	trs_addr_print((struct sockaddr *)&sess->src, src, sizeof(src));
-	trs_addr_print((struct sockaddr *)&sess->dst, dst, sizeof(dst));
-	snprintf(name, sizeof(name), "%s@%s", src, dst);
-	sess->path_kobj = trs_clt_kobj_add(sess, NULL, &trs_clt_path_ktype,
-					   sess->paths_kobj, name);
-	if (!sess->path_kobj)
-		goto remove;
-	sess->conns_kobj = kobject_create_and_add("conns",
-						  &sess->path_kobj->kobj);
-	sess->conn_kobjs = TRS_FI(kcalloc(sess->nr_conns,
-					  sizeof(*sess->conn_kobjs), GFP_KERNEL),
-				  NULL);
-	if (!sess->conns_kobj || !sess->conn_kobjs)
-		goto remove;
-	for (i = 0; i < sess->nr_conns; i++) {
-		snprintf(name, sizeof(name), "%u", i);
-		sess->conn_kobjs[i] = trs_clt_kobj_add(sess, &sess->conns[i],
-						       &trs_clt_conn_ktype,
-						       sess->conns_kobj, name);
-		if (!sess->conn_kobjs[i])
-			goto remove;
-	}
-	return 0;
-
-remove:
-	trs_clt_sysfs_del(sess);
-	return -ENOMEM;
+	err = sess->paths_kobj ? trs_clt_path_sysfs_add(sess->path) : -ENOMEM;
+	if (err)
+		trs_clt_sysfs_del(sess);
+	return err;
 }
 
 /**
  * trs_clt_sysfs_del() - delete the sysfs directories of a session
- * @sess: session; after this no show() runs on it
+ * @sess: session; after this no show() or store() runs on it
  */
 void trs_clt_sysfs_del(struct trs_clt_sess *sess)
 {
-	u32 i;
-
-	if (sess->conn_kobjs) {
-		for (i = 0; i < sess->nr_conns; i++)
-			if (sess->conn_kobjs[i])
-				trs_clt_kobj_del(&sess->conn_kobjs[i]->kobj);
-		kfree(sess->conn_kobjs);
-		sess->conn_kobjs = NULL;
-	}
-	trs_clt_kobj_del(sess->conns_kobj);
-	sess->conns_kobj = NULL;
-	if (sess->path_kobj)
-		trs_clt_kobj_del(&sess->path_kobj->kobj);
-	sess->path_kobj = NULL;
+	trs_clt_path_sysfs_del(sess->path);
 	trs_clt_kobj_del(sess->paths_kobj);
 	sess->paths_kobj = NULL;
 	if (sess->dev)

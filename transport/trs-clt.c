@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * RNBD transport client: sessions, their life cycle and the module.
+ * RNBD transport client: sessions and the module.
  *
- * A session is CONNECTING while trs_clt_open() builds it, CONNECTED once
- * every connection and the chunk table are up, and DISCONNECTED after any
- * transport error (or trs_clt_close()).  Going DISCONNECTED queues the
- * close work, which tears the connections down, fails the requests in
- * flight and tells the user.  The session itself stays until
- * trs_clt_close().  There is no reconnect yet; it would move the session
- * back to CONNECTING and run trs_clt_sess_connect() again from a work.
+ * trs_clt_open() allocates a session and its path and sets the path up;
+ * trs_clt_close() tears it down and frees both.  In between, every error
+ * enters through trs_clt_fail(), and the recovery works
+ * (trs-clt-recovery.c) reconnect the path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,73 +13,67 @@
 #include <linux/slab.h>
 #include "trs-clt.h"
 
-static struct workqueue_struct *trs_clt_wq;
+struct workqueue_struct *trs_clt_wq;
 
 /* guards trs_clt_sessions */
 static DEFINE_MUTEX(trs_clt_mutex);
 static LIST_HEAD(trs_clt_sessions);
 
-/*
- * trs_clt_fail() - a connection of @sess failed with @err.  While
- * connecting, trs_clt_open() gives up; once connected, the close work tears
- * the session down.  Any context.
+/**
+ * trs_clt_fail() - the one error entry of a path
+ * @path: path that failed
+ * @err: why
+ *
+ * While trs_clt_path_setup() runs, the setup gives up with @err (the first
+ * error wins).  Once connected, the path goes RECONNECTING and its
+ * err_work tears it down and reconnects.  Otherwise nothing: recovery or
+ * close already own the path.  Any context.
  */
-void trs_clt_fail(struct trs_clt_sess *sess, int err)
+void trs_clt_fail(struct trs_clt_path *path, int err)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sess->state_lock, flags);
-	switch (sess->state) {
-	case TRS_CLT_CONNECTING:
-		if (!sess->setup_err)
-			sess->setup_err = err;
-		break;
-	case TRS_CLT_CONNECTED:
-		sess->state = TRS_CLT_DISCONNECTED;
-		if (!sess->closing)
-			trs_clt_err(sess, "connection lost: %pe\n",
-				    ERR_PTR(err));
-		queue_work(trs_clt_wq, &sess->close_work);
-		break;
-	case TRS_CLT_DISCONNECTED:
-		break;
+	bool lost = false;
+
+	spin_lock_irqsave(&path->state_lock, flags);
+	if (path->state == TRS_CLT_PATH_CONNECTING && !path->setup_err)
+		path->setup_err = err;
+	if (path->state == TRS_CLT_PATH_CONNECTED)
+		lost = __trs_clt_path_change_state(path,
+						   TRS_CLT_PATH_RECONNECTING);
+	spin_unlock_irqrestore(&path->state_lock, flags);
+
+	if (lost) {
+		trs_clt_err(path->sess, "connection lost: %pe; reconnecting\n",
+			    ERR_PTR(err));
+		queue_work(trs_clt_wq, &path->err_work);
 	}
-	spin_unlock_irqrestore(&sess->state_lock, flags);
-	wake_up(&sess->setup_wq);
+	wake_up(&path->setup_wq);
 }
 
 /*
- * trs_clt_wc_fail() - a completion on @sess failed with @err.  A flush
+ * trs_clt_wc_fail() - a completion on @path failed with @err.  A flush
  * while connecting is not recorded: it only follows whatever moved the QP
  * to the error state, a reject or a disconnect whose CM event reports its
  * own cause, or a failed work request whose completion does, and the first
- * error recorded is the one trs_clt_open() returns.  A refused connect must
+ * error recorded is the one the setup returns.  A refused connect must
  * not read as -ECONNRESET because a receive posted before it flushed first.
  * The waiter of the chunk table or of the bounce registration sees a flush
  * through its own error field.
  */
-void trs_clt_wc_fail(struct trs_clt_sess *sess, const struct ib_wc *wc,
+void trs_clt_wc_fail(struct trs_clt_path *path, const struct ib_wc *wc,
 		     int err)
 {
 	if (wc->status == IB_WC_WR_FLUSH_ERR &&
-	    READ_ONCE(sess->state) == TRS_CLT_CONNECTING)
+	    trs_clt_path_state(path) == TRS_CLT_PATH_CONNECTING)
 		return;
-	trs_clt_fail(sess, err);
+	trs_clt_fail(path, err);
 }
 
-static void trs_clt_close_work(struct work_struct *work)
+/* The path's state, for checks that need no lock. */
+enum trs_clt_path_state trs_clt_path_state(struct trs_clt_path *path)
 {
-	struct trs_clt_sess *sess = container_of(work, struct trs_clt_sess,
-						 close_work);
-	bool notify;
-
-	trs_clt_sess_disconnect(sess);
-
-	spin_lock_irq(&sess->state_lock);
-	notify = !sess->closing;
-	spin_unlock_irq(&sess->state_lock);
-	if (notify && sess->ops.event)
-		sess->ops.event(sess->ops.priv, TRS_CLT_EV_DISCONNECTED);
+	return READ_ONCE(path->state);
 }
 
 static bool trs_clt_name_ok(const char *name)
@@ -111,39 +102,70 @@ static struct trs_clt_sess *trs_clt_find(const char *name)
 	return NULL;
 }
 
-/* Allocate a session and reserve its name. */
+static struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
+					       const struct sockaddr_storage *dst)
+{
+	struct trs_clt_path *path;
+	u32 i;
+
+	path = TRS_FI(kzalloc(sizeof(*path), GFP_KERNEL), NULL);
+	if (!path)
+		return NULL;
+	path->nr_conns = min_t(u32, nr_cpu_ids, TRS_MAX_CONNS);
+	path->conns = TRS_FI(kcalloc(path->nr_conns, sizeof(*path->conns),
+				     GFP_KERNEL), NULL);
+	if (!path->conns) {
+		kfree(path);
+		return NULL;
+	}
+	path->sess = sess;
+	path->dst = *dst;
+	if (!*trs_clt_port(&path->dst))
+		*trs_clt_port(&path->dst) = htons(TRS_DEFAULT_PORT);
+	spin_lock_init(&path->state_lock);
+	path->state = TRS_CLT_PATH_CONNECTING;
+	init_waitqueue_head(&path->setup_wq);
+	INIT_WORK(&path->err_work, trs_clt_err_work);
+	INIT_DELAYED_WORK(&path->reconnect_work, trs_clt_reconnect_work);
+	for (i = 0; i < path->nr_conns; i++) {
+		path->conns[i].path = path;
+		path->conns[i].idx = i;
+		spin_lock_init(&path->conns[i].lock);
+	}
+	return path;
+}
+
+static void trs_clt_path_free(struct trs_clt_path *path)
+{
+	kfree(path->conns);
+	kfree(path);
+}
+
+/* Allocate a session with its path and reserve its name. */
 static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 					       const struct sockaddr_storage *dst,
 					       const struct trs_clt_ops *ops)
 {
 	struct trs_clt_sess *sess;
 	int err = -ENOMEM;
-	u32 i;
 
 	sess = TRS_FI(kzalloc(sizeof(*sess), GFP_KERNEL), NULL);
 	if (!sess)
 		return ERR_PTR(-ENOMEM);
 	sess->name = TRS_FI(kstrdup(name, GFP_KERNEL), NULL);
-	sess->nr_conns = min_t(u32, nr_cpu_ids, TRS_MAX_CONNS);
-	sess->conns = TRS_FI(kcalloc(sess->nr_conns, sizeof(*sess->conns),
-				     GFP_KERNEL), NULL);
-	if (!sess->name || !sess->conns)
+	if (!sess->name)
 		goto free_sess;
+	sess->path = trs_clt_path_alloc(sess, dst);
+	if (!sess->path)
+		goto free_name;
 
 	sess->ops = *ops;
-	sess->dst = *dst;
-	if (!*trs_clt_port(&sess->dst))
-		*trs_clt_port(&sess->dst) = htons(TRS_DEFAULT_PORT);
 	uuid_gen(&sess->uuid);
-	spin_lock_init(&sess->state_lock);
-	sess->state = TRS_CLT_CONNECTING;
-	init_waitqueue_head(&sess->setup_wq);
-	INIT_WORK(&sess->close_work, trs_clt_close_work);
-	for (i = 0; i < sess->nr_conns; i++) {
-		sess->conns[i].sess = sess;
-		sess->conns[i].idx = i;
-		spin_lock_init(&sess->conns[i].lock);
-	}
+	mutex_init(&sess->event_mutex);
+	INIT_DELAYED_WORK(&sess->loss_work, trs_clt_loss_work);
+	sess->reconnect_delay_sec = TRS_CLT_RECONNECT_DELAY_SEC;
+	sess->max_reconnect_attempts = -1;
+	sess->loss_timeout_sec = TRS_CLT_LOSS_TIMEOUT_SEC;
 
 	mutex_lock(&trs_clt_mutex);
 	err = trs_clt_find(name) ? -EEXIST : 0;
@@ -153,9 +175,11 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 	if (!err)
 		return sess;
 
-free_sess:
-	kfree(sess->conns);
+	mutex_destroy(&sess->event_mutex);
+	trs_clt_path_free(sess->path);
+free_name:
 	kfree(sess->name);
+free_sess:
 	kfree(sess);
 	return ERR_PTR(err);
 }
@@ -165,7 +189,8 @@ static void trs_clt_sess_free(struct trs_clt_sess *sess)
 	mutex_lock(&trs_clt_mutex);
 	list_del(&sess->entry);
 	mutex_unlock(&trs_clt_mutex);
-	kfree(sess->conns);
+	mutex_destroy(&sess->event_mutex);
+	trs_clt_path_free(sess->path);
 	kfree(sess->name);
 	kfree(sess);
 }
@@ -180,9 +205,9 @@ static void trs_clt_sess_free(struct trs_clt_sess *sess)
  *
  * Opens one connection per CPU and waits until all of them and the
  * server's chunk table are up; each step times out after
- * TRS_CONNECT_TIMEOUT_MS.  A session that fails later is not reconnected:
- * @ops->event reports it, possibly even before this returns.  Process
- * context, sleeps.
+ * TRS_CONNECT_TIMEOUT_MS.  Once open, the session reconnects by itself
+ * after a loss, and @ops->event reports it, possibly even before this
+ * returns.  Process context, sleeps.
  *
  * Return: the session, or ERR_PTR(): -EINVAL bad arguments, -EEXIST name
  * in use, -EHOSTUNREACH or -ETIMEDOUT no route or no answer, -ECONNREFUSED
@@ -195,6 +220,7 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 				  const struct trs_clt_ops *ops)
 {
 	struct trs_clt_sess *sess;
+	struct trs_clt_path *path;
 	char addr[TRS_ADDR_LEN];
 	int err;
 
@@ -205,37 +231,42 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 	sess = trs_clt_sess_alloc(sessname, dst, ops);
 	if (IS_ERR(sess))
 		return sess;
+	path = sess->path;
 
-	err = trs_clt_sess_connect(sess);
+	err = trs_clt_path_setup(path);
 	if (err)
 		goto free_sess;
+	/* the first connect sets the limits every reconnect must grant */
+	sess->queue_depth = path->queue_depth;
+	sess->chunk_size = path->chunk_size;
+	sess->max_io_size = path->max_io_size;
+	sess->max_segments = path->max_segments;
 	err = trs_clt_sysfs_add(sess);
 	if (err)
-		goto disconnect;
-
-	spin_lock_irq(&sess->state_lock);
-	err = sess->setup_err;
-	if (!err)
-		sess->state = TRS_CLT_CONNECTED;
-	spin_unlock_irq(&sess->state_lock);
-	if (err)
+		goto teardown;
+	if (!trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTED)) {
+		/* an error after the last step was recorded */
+		spin_lock_irq(&path->state_lock);
+		err = path->setup_err ?: -ECONNRESET;
+		spin_unlock_irq(&path->state_lock);
 		goto remove_sysfs;
+	}
 
-	trs_addr_print((struct sockaddr *)&sess->dst, addr, sizeof(addr));
+	trs_addr_print((struct sockaddr *)&path->dst, addr, sizeof(addr));
 	trs_clt_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
-		     addr, ntohs(*trs_clt_port(&sess->dst)),
-		     sess->hca_name, sess->nr_conns, sess->queue_depth,
+		     addr, ntohs(*trs_clt_port(&path->dst)),
+		     path->hca_name, path->nr_conns, sess->queue_depth,
 		     sess->max_io_size, sess->max_segments);
 	return sess;
 
 remove_sysfs:
 	trs_clt_sysfs_del(sess);
-disconnect:
-	trs_clt_sess_disconnect(sess);
+teardown:
+	trs_clt_path_teardown(path);
 free_sess:
-	trs_addr_print((struct sockaddr *)&sess->dst, addr, sizeof(addr));
+	trs_addr_print((struct sockaddr *)&path->dst, addr, sizeof(addr));
 	trs_clt_err(sess, "cannot connect to %s port %u: %pe\n", addr,
-		    ntohs(*trs_clt_port(&sess->dst)), ERR_PTR(err));
+		    ntohs(*trs_clt_port(&path->dst)), ERR_PTR(err));
 	trs_clt_sess_free(sess);
 	return ERR_PTR(err);
 }
@@ -245,19 +276,30 @@ EXPORT_SYMBOL_GPL(trs_clt_open);
  * trs_clt_close() - disconnect and free a session
  * @sess: from trs_clt_open()
  *
- * Requests still in flight complete with -ECONNABORTED before this
- * returns.  The event callback may still run until then, so the caller
- * must not hold anything the callback needs, and must not call this from
- * the callback.  Process context, sleeps.
+ * Stops recovery, then tears the path down: requests still in flight
+ * complete with -ECONNABORTED before this returns.  The event callback
+ * may still run until then, so the caller must not hold anything the
+ * callback needs, and must not call this from the callback.  Process
+ * context, sleeps.
  */
 void trs_clt_close(struct trs_clt_sess *sess)
 {
-	spin_lock_irq(&sess->state_lock);
-	sess->closing = true;
-	spin_unlock_irq(&sess->state_lock);
+	struct trs_clt_path *path = sess->path;
 
-	trs_clt_fail(sess, -ESHUTDOWN);
-	flush_work(&sess->close_work);
+	trs_clt_path_change_state(path, TRS_CLT_PATH_CLOSED);
+	/* a running setup gives up at its next wait */
+	spin_lock_irq(&path->state_lock);
+	if (!path->setup_err)
+		path->setup_err = -ESHUTDOWN;
+	spin_unlock_irq(&path->state_lock);
+	wake_up(&path->setup_wq);
+
+	/* err_work only queues reconnect_work while RECONNECTING */
+	cancel_work_sync(&path->err_work);
+	cancel_delayed_work_sync(&path->reconnect_work);
+	cancel_delayed_work_sync(&sess->loss_work);
+	if (path->up)
+		trs_clt_path_teardown(path);
 	trs_clt_sysfs_del(sess);
 	trs_clt_info(sess, "closed\n");
 	trs_clt_sess_free(sess);
@@ -274,7 +316,7 @@ void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs)
 	attrs->queue_depth = sess->queue_depth;
 	attrs->max_io_size = sess->max_io_size;
 	attrs->max_segments = sess->max_segments;
-	attrs->nr_conns = sess->nr_conns;
+	attrs->nr_conns = sess->path->nr_conns;
 }
 EXPORT_SYMBOL_GPL(trs_clt_query);
 
@@ -282,30 +324,34 @@ EXPORT_SYMBOL_GPL(trs_clt_query);
  * trs_clt_connected() - whether a session can take requests
  * @sess: from trs_clt_open()
  *
- * Return: true until the session lost its connections.
+ * Return: true while the session's path is connected.
  */
 bool trs_clt_connected(struct trs_clt_sess *sess)
 {
-	return READ_ONCE(sess->state) == TRS_CLT_CONNECTED;
+	return trs_clt_path_state(sess->path) == TRS_CLT_PATH_CONNECTED;
 }
 EXPORT_SYMBOL_GPL(trs_clt_connected);
 
 /**
- * trs_clt_sessname() - name of a session
+ * trs_clt_recover() - reconnect a session the user found unresponsive
  * @sess: from trs_clt_open()
+ * @err: why, for the log (e.g. -ETIMEDOUT for a request without answer)
  *
- * Return: the name given to trs_clt_open().
+ * Does what a transport error does: if the session is connected, it goes
+ * reconnecting, and its requests in flight complete with -ECONNABORTED.
+ * Any context.
  */
-const char *trs_clt_sessname(struct trs_clt_sess *sess)
+void trs_clt_recover(struct trs_clt_sess *sess, int err)
 {
-	return sess->name;
+	trs_clt_fail(sess->path, err);
 }
-EXPORT_SYMBOL_GPL(trs_clt_sessname);
+EXPORT_SYMBOL_GPL(trs_clt_recover);
 
 /*
- * The device goes away: fail every session on it, then wait until their
- * close works released its resources.  Sessions still connecting give up
- * on their own; the CM also reports DEVICE_REMOVAL on their ids.
+ * The device goes away: fail every path on it, then wait until their
+ * err_works released its resources.  Paths still connecting give up
+ * on their own; the CM also reports DEVICE_REMOVAL on their ids.  A
+ * reconnect finds another device or none.
  */
 static void trs_clt_remove_one(struct ib_device *dev, void *client_data)
 {
@@ -313,8 +359,8 @@ static void trs_clt_remove_one(struct ib_device *dev, void *client_data)
 
 	mutex_lock(&trs_clt_mutex);
 	list_for_each_entry(sess, &trs_clt_sessions, entry)
-		if (READ_ONCE(sess->ibdev) == dev)
-			trs_clt_fail(sess, -ENODEV);
+		if (READ_ONCE(sess->path->ibdev) == dev)
+			trs_clt_fail(sess->path, -ENODEV);
 	mutex_unlock(&trs_clt_mutex);
 	flush_workqueue(trs_clt_wq);
 }

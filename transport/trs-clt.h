@@ -2,18 +2,21 @@
 /*
  * RNBD transport client: private definitions.
  *
- * Object model: a session (trs_clt_sess) owns its connections (an array,
- * one per CPU) and, while connected, its RDMA resources: the PD, the CM
- * ids, CQs and QPs of the connections, and one slot per server chunk with
- * a header buffer and an FRWR MR.  The session is created by
- * trs_clt_open() and freed by trs_clt_close(), nothing else frees it.  The
- * RDMA resources are created by trs_clt_sess_connect() and released by
- * trs_clt_sess_disconnect(), run either by trs_clt_open() on failure or by
- * the session's close work.  sysfs only points at the session.
+ * Object model: a session (trs_clt_sess) lives from trs_clt_open() to
+ * trs_clt_close(), nothing else frees it.  It holds what its user sees:
+ * the name, the callbacks and the limits negotiated by its first connect,
+ * which every reconnect must grant again.  Its path (trs_clt_path, one per
+ * session for now) holds the server address and, while connected, the
+ * RDMA resources: the PD, the connections (one per CPU) with their CM ids,
+ * CQs and QPs, and one slot per server chunk with a header buffer and MRs.
+ * trs_clt_path_setup() creates those resources and trs_clt_path_teardown()
+ * releases them; the path's recovery works run the pair again after an
+ * error.  sysfs only points at the session and its path.
  */
 #ifndef TRS_CLT_H
 #define TRS_CLT_H
 
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
 #include <linux/wait.h>
@@ -53,11 +56,22 @@
  */
 #define TRS_CLT_MR_WRS		4u
 
-enum trs_clt_state {
-	TRS_CLT_CONNECTING,	/* trs_clt_open() is setting it up */
-	TRS_CLT_CONNECTED,
-	TRS_CLT_DISCONNECTED,	/* torn down or being torn down */
+/*
+ * Path states.  Every change goes through trs_clt_path_change_state():
+ *
+ *   CONNECTING -> CONNECTED -> RECONNECTING -> CONNECTING -> ...
+ *   any -> CLOSED (trs_clt_close(), or no reconnect attempt left)
+ */
+enum trs_clt_path_state {
+	TRS_CLT_PATH_CONNECTING,	/* trs_clt_path_setup() runs */
+	TRS_CLT_PATH_CONNECTED,		/* requests flow */
+	TRS_CLT_PATH_RECONNECTING,	/* lost: recovery works own it */
+	TRS_CLT_PATH_CLOSED,		/* no more connects */
 };
+
+/* Defaults of the session's recovery tunables (sysfs). */
+#define TRS_CLT_RECONNECT_DELAY_SEC	5
+#define TRS_CLT_LOSS_TIMEOUT_SEC	600
 
 /**
  * struct trs_clt_stats - per connection counters, shown in sysfs
@@ -74,9 +88,9 @@ struct trs_clt_stats {
 };
 
 /**
- * struct trs_clt_conn - one RC connection of a session
- * @sess: owner
- * @idx: index in the session; serves CPU @idx
+ * struct trs_clt_conn - one RC connection of a path
+ * @path: owner
+ * @idx: index in the path; serves CPU @idx
  * @cm_id: CM id; its QP is cm_id->qp
  * @cq: completion queue, polled in softirq
  * @recv_cqe: completion of the zero-length receives taking replies
@@ -96,11 +110,11 @@ struct trs_clt_stats {
  * @unsignaled: request WRITEs posted unsignaled since the last signaled one
  * @stats: counters
  *
- * @cm_err, @cm_done and @established are guarded by the session's
+ * @cm_err, @cm_done and @established are guarded by the path's
  * state_lock.
  */
 struct trs_clt_conn {
-	struct trs_clt_sess	*sess;
+	struct trs_clt_path	*path;
 	u32			idx;
 	struct rdma_cm_id	*cm_id;
 	struct ib_cq		*cq;
@@ -127,7 +141,6 @@ struct trs_clt_conn {
 
 /**
  * struct trs_clt_slot - a server chunk and what the client needs to use it
- * @sess: owner
  * @io: request in flight, NULL if none
  * @conn: connection @io was posted on; its lock guards the fields below
  * @flags: TRS_SLOT_*
@@ -141,7 +154,7 @@ struct trs_clt_conn {
  * @bounce: TRS_CLT_BOUNCE_SIZE bytes the server writes smaller reads to
  * @bounce_dma: its DMA address
  * @bounce_mr: MR over @bounce, registered for remote write from the
- *	session's setup to its teardown
+ *	path's setup to its teardown
  * @reg_cqe: completion of the REG_MR WRs (unsignaled: errors only)
  * @send_cqe: completion of the RDMA_WRITE_WITH_IMM WR (when signaled)
  * @inv_cqe: completion of the LOCAL_INV WR
@@ -149,7 +162,6 @@ struct trs_clt_conn {
  * @inv_seq: conn->sq_posted after its LOCAL_INV
  */
 struct trs_clt_slot {
-	struct trs_clt_sess	*sess;
 	struct trs_clt_io	*io;
 	struct trs_clt_conn	*conn;
 	unsigned int		flags;
@@ -172,31 +184,33 @@ struct trs_clt_slot {
 struct trs_clt_kobj;
 
 /**
- * struct trs_clt_sess - a client session
- * @name: session name, also its sysfs directory
- * @ops: user callbacks
+ * struct trs_clt_path - the connections of a session to one server address
+ * @sess: owner
  * @dst: server address and port
  * @src: local address the route resolved to
- * @uuid: identifies the session to the server
- * @entry: in trs_clt_sessions, guarded by trs_clt_mutex
- * @state_lock: guards @state, @setup_err, @closing, @table_err,
- *	@table_done, @bounce_err, @bounce_done and the connections' connect
+ * @state_lock: guards @state, @setup_err, @table_err, @table_done,
+ *	@bounce_err, @bounce_done and the connections' connect
  *	step results
- * @state: enum trs_clt_state
- * @setup_err: first error while connecting
- * @closing: trs_clt_close() runs: no more events for the user
- * @setup_wq: trs_clt_open() waits here for connect steps
- * @close_work: tears the connections down after an error
+ * @state: enum trs_clt_path_state
+ * @setup_err: first error of the running trs_clt_path_setup()
+ * @setup_wq: trs_clt_path_setup() waits here for connect steps
+ * @attempts: failed reconnect attempts in a row; recovery works only
+ * @up: the RDMA resources exist: trs_clt_path_setup() succeeded and
+ *	trs_clt_path_teardown() did not run since.  Written by whoever owns
+ *	the path: trs_clt_open(), then one recovery work at a time, then
+ *	trs_clt_close() once the works are cancelled.
+ * @err_work: recovery, step 1: tears the path down after an error
+ * @reconnect_work: recovery, step 2: sets the path up again
  * @nr_conns: connections
  * @conns: the connections
- * @ibdev: RDMA device of the session (all connections)
+ * @ibdev: RDMA device of the path (all connections)
  * @pd: protection domain
  * @hca_name: name of @ibdev, kept for sysfs
  * @hca_port: port of @ibdev, kept for sysfs
  * @max_send_sge: send SGEs per WR
  * @max_mr_pages: most pages an MR of @ibdev maps (capped)
  * @max_qd: queue depth asked for
- * @queue_depth: negotiated queue depth
+ * @queue_depth: queue depth granted; the session's after the first connect
  * @chunk_size: size of a server chunk
  * @max_io_size: data bytes per request
  * @max_segments: data segments per request
@@ -211,26 +225,23 @@ struct trs_clt_kobj;
  * @bounce_err: status of the bounce MRs' registration
  * @bounce_done: the bounce MRs' registration completed
  * @bounce_cqe: completion of its last REG_MR
- * @dev: sysfs device
- * @paths_kobj: sysfs "paths" directory
- * @path_kobj: sysfs paths/<src@dst> directory
+ * @kobj: sysfs paths/<src@dst> directory
  * @conns_kobj: sysfs "conns" directory
  * @conn_kobjs: sysfs conns/<i> directories
  */
-struct trs_clt_sess {
-	char			*name;
-	struct trs_clt_ops	ops;
+struct trs_clt_path {
+	struct trs_clt_sess	*sess;
 	struct sockaddr_storage	dst;
 	struct sockaddr_storage	src;
-	uuid_t			uuid;
-	struct list_head	entry;
 
 	spinlock_t		state_lock;	/* see above */
-	enum trs_clt_state	state;
+	enum trs_clt_path_state	state;
 	int			setup_err;
-	bool			closing;
 	wait_queue_head_t	setup_wq;
-	struct work_struct	close_work;
+	u32			attempts;
+	bool			up;
+	struct work_struct	err_work;
+	struct delayed_work	reconnect_work;
 
 	u32			nr_conns;
 	struct trs_clt_conn	*conns;
@@ -260,11 +271,60 @@ struct trs_clt_sess {
 	bool			bounce_done;
 	struct ib_cqe		bounce_cqe;
 
-	struct device		*dev;
-	struct kobject		*paths_kobj;
-	struct trs_clt_kobj	*path_kobj;
+	struct trs_clt_kobj	*kobj;
 	struct kobject		*conns_kobj;
 	struct trs_clt_kobj	**conn_kobjs;
+};
+
+/**
+ * struct trs_clt_sess - a client session
+ * @name: session name, also its sysfs directory
+ * @ops: user callbacks
+ * @uuid: identifies the session to the server, the same on every connect:
+ *	a reconnect replaces what the server still holds of the session
+ * @entry: in trs_clt_sessions, guarded by trs_clt_mutex
+ * @path: the session's one path
+ * @event_mutex: serialises calls of @ops.event and the state checks that
+ *	decide them, and guards @lost
+ * @lost: the loss timeout passed since the path was lost; reset by a
+ *	reconnect
+ * @loss_work: reports the loss timeout
+ * @reconnect_delay_sec: delay before a reconnect attempt (plus up to a
+ *	second of jitter); sysfs
+ * @max_reconnect_attempts: failed attempts in a row before the session
+ *	gives up, -1 for never; sysfs
+ * @loss_timeout_sec: time after losing the path until EV_LOST; sysfs
+ * @queue_depth: negotiated queue depth, frozen by the first connect
+ * @chunk_size: size of a server chunk, frozen likewise
+ * @max_io_size: data bytes per request, frozen likewise
+ * @max_segments: data segments per request, frozen likewise
+ * @dev: sysfs device
+ * @paths_kobj: sysfs "paths" directory
+ *
+ * The tunables are read locklessly by the recovery works and written by
+ * sysfs.
+ */
+struct trs_clt_sess {
+	char			*name;
+	struct trs_clt_ops	ops;
+	uuid_t			uuid;
+	struct list_head	entry;
+	struct trs_clt_path	*path;
+
+	struct mutex		event_mutex;	/* see above */
+	bool			lost;
+	struct delayed_work	loss_work;
+	u32			reconnect_delay_sec;
+	int			max_reconnect_attempts;
+	u32			loss_timeout_sec;
+
+	u32			queue_depth;
+	u32			chunk_size;
+	u32			max_io_size;
+	u32			max_segments;
+
+	struct device		*dev;
+	struct kobject		*paths_kobj;
 };
 
 #define trs_clt_err(sess, fmt, ...) \
@@ -275,19 +335,30 @@ struct trs_clt_sess {
 	pr_err_ratelimited("%s: " fmt, (sess)->name, ##__VA_ARGS__)
 
 /* trs-clt.c */
-void trs_clt_fail(struct trs_clt_sess *sess, int err);
-void trs_clt_wc_fail(struct trs_clt_sess *sess, const struct ib_wc *wc,
+extern struct workqueue_struct *trs_clt_wq;
+void trs_clt_fail(struct trs_clt_path *path, int err);
+void trs_clt_wc_fail(struct trs_clt_path *path, const struct ib_wc *wc,
 		     int err);
+enum trs_clt_path_state trs_clt_path_state(struct trs_clt_path *path);
+
+/* trs-clt-recovery.c */
+bool __trs_clt_path_change_state(struct trs_clt_path *path,
+				 enum trs_clt_path_state new);
+bool trs_clt_path_change_state(struct trs_clt_path *path,
+			       enum trs_clt_path_state new);
+void trs_clt_err_work(struct work_struct *work);
+void trs_clt_reconnect_work(struct work_struct *work);
+void trs_clt_loss_work(struct work_struct *work);
 
 /* trs-clt-conn.c */
-int trs_clt_sess_connect(struct trs_clt_sess *sess);
-void trs_clt_sess_disconnect(struct trs_clt_sess *sess);
+int trs_clt_path_setup(struct trs_clt_path *path);
+void trs_clt_path_teardown(struct trs_clt_path *path);
 
 /* trs-clt-io.c */
-int trs_clt_slots_init(struct trs_clt_sess *sess);
-void trs_clt_slots_free(struct trs_clt_sess *sess);
-int trs_clt_slots_register(struct trs_clt_sess *sess);
-void trs_clt_fail_inflight(struct trs_clt_sess *sess);
+int trs_clt_slots_init(struct trs_clt_path *path);
+void trs_clt_slots_free(struct trs_clt_path *path);
+int trs_clt_slots_register(struct trs_clt_path *path);
+void trs_clt_fail_inflight(struct trs_clt_path *path);
 void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* trs-clt-sysfs.c */

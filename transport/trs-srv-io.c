@@ -429,9 +429,19 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			atomic_inc(&sess->inflight);
 			priv = sess->priv;
 		} else {
-			err = -ENOTCONN;
+			err = sess->state == TRS_SRV_CLOSING ? -ESHUTDOWN :
+							       -ENOTCONN;
 		}
 		spin_unlock_irqrestore(&sess->lock, flags);
+		/*
+		 * Closing: no answer.  The client gets the request back when
+		 * it loses the connection, and sends it again after its
+		 * reconnect; an error answer would fail it.
+		 */
+		if (err == -ESHUTDOWN) {
+			clear_bit_unlock(idx, sess->busy);
+			return;
+		}
 	}
 	if (err) {
 		trs_srv_queue_rsp(slot, err, 0);

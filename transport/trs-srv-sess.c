@@ -317,13 +317,21 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	struct ib_device *dev = cm_id->device;
 	const struct ib_device_attr *attr = &dev->attrs;
 	u32 chunk_size = TRS_HDR_AREA + trs_srv_max_io_size;
-	struct trs_srv_sess *sess;
+	struct trs_srv_sess *sess, *old;
 	char addr[TRS_ADDR_LEN];
 	u32 qd;
 	int err;
 
-	if (trs_srv_find(req->sess_uuid))
-		return ERR_PTR(-EEXIST);
+	old = trs_srv_find(req->sess_uuid);
+	if (old) {
+		/*
+		 * The client reconnects a session we still hold, say after a
+		 * link flap we did not see: that one is dead.  Close it (with
+		 * its device opens) and let the client retry once it is gone.
+		 */
+		trs_srv_sess_fail(old, "the client reconnected");
+		return ERR_PTR(-EAGAIN);
+	}
 	err = trs_dev_check(cm_id, chunk_size / TRS_MR_PAGE);
 	if (err)
 		return ERR_PTR(err);

@@ -9,7 +9,15 @@
  * usually its blk-mq tag.  A request carries a small user header and
  * optionally data towards the server (write) or a buffer the server fills
  * (read).  Completion is reported exactly once through the request's done
- * callback, on the connection the request was submitted on.
+ * callback: the server's answer arrives on the connection the request was
+ * submitted on; a request the session lost before its answer is completed
+ * with -ECONNABORTED from the recovery work.
+ *
+ * A session that loses its connections (an error, the peer's disconnect,
+ * RDMA device removal, trs_clt_recover()) reconnects by itself, every
+ * reconnect_delay_sec, with the same limits, until trs_clt_close() or
+ * until max_reconnect_attempts failed in a row; the user hears of it
+ * through the event callback.
  *
  * Server side: the user module gets each request with the user header and
  * the chunk's data area, and answers it exactly once with trs_srv_resp().
@@ -32,19 +40,30 @@ struct trs_clt_sess;
 
 /**
  * enum trs_clt_event - session events reported to the user
- * @TRS_CLT_EV_DISCONNECTED: the session lost its connections (peer
- *	disconnect, transport error or RDMA device removal).  Every request
- *	in flight has been or is being completed with an error, and new
- *	requests fail with -ENOTCONN.
+ * @TRS_CLT_EV_RECONNECTING: the session lost its connections and will
+ *	reconnect.  Reported before the requests in flight complete with
+ *	-ECONNABORTED (they may be submitted again after
+ *	%TRS_CLT_EV_RECONNECTED); new requests fail with -ENOTCONN.
+ * @TRS_CLT_EV_RECONNECTED: connected again, with the same limits.  The
+ *	server has forgotten the session's state: everything the user set
+ *	up on it must be set up again.
+ * @TRS_CLT_EV_LOST: loss_timeout_sec passed since
+ *	%TRS_CLT_EV_RECONNECTING without a reconnect; reconnecting goes on.
+ * @TRS_CLT_EV_DISCONNECTED: max_reconnect_attempts failed in a row: the
+ *	session stays down until closed.
  */
 enum trs_clt_event {
+	TRS_CLT_EV_RECONNECTING,
+	TRS_CLT_EV_RECONNECTED,
+	TRS_CLT_EV_LOST,
 	TRS_CLT_EV_DISCONNECTED,
 };
 
 /**
  * struct trs_clt_ops - user callbacks of a client session
  * @priv: passed back to @event
- * @event: session event; called from a workqueue, may sleep
+ * @event: session event; called from a workqueue, one at a time, may
+ *	sleep, but must not wait for requests of the session to complete
  */
 struct trs_clt_ops {
 	void	*priv;
@@ -99,7 +118,7 @@ void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs);
 int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 		    struct trs_clt_io *io);
 bool trs_clt_connected(struct trs_clt_sess *sess);
-const char *trs_clt_sessname(struct trs_clt_sess *sess);
+void trs_clt_recover(struct trs_clt_sess *sess, int err);
 
 /* ------------------------------------------------------------------ */
 /* server                                                              */

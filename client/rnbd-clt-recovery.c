@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rnbd client: IO across transport reconnects.
+ *
+ * When the transport loses a session it reports RECONNECTING before it
+ * hands back the requests in flight: the session quiesces the queue of
+ * every mapped disk ("holds" it) and requeues what comes back, so the IO
+ * waits in blk-mq, not in a queue of our own.  The admin queue is never
+ * held: OPEN and CLOSE fail fast instead.  On RECONNECTED the server has
+ * forgotten the session's devices: the reopen work opens each held device
+ * again, with the same path and access mode, checks that it is the same
+ * size, takes the new device id and releases the queue.  A device the
+ * server refuses is closed (its IO fails) and the others carry on.  On
+ * LOST (the transport's loss timeout) the held queues are released and
+ * their IO fails until a reconnect; on DISCONNECTED for good.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+
+#include "rnbd-clt.h"
+
+/**
+ * rnbd_clt_dev_hold() - quiesce a device's queue for the session
+ * @dev: device with a disk; sess->lock held
+ */
+void rnbd_clt_dev_hold(struct rnbd_clt_dev *dev)
+{
+	lockdep_assert_held(&dev->sess->lock);
+	if (dev->held || !dev->disk)
+		return;
+	blk_mq_quiesce_queue(dev->disk->queue);
+	dev->held = true;
+}
+
+/**
+ * rnbd_clt_dev_unhold() - undo rnbd_clt_dev_hold()
+ * @dev: device; sess->lock held
+ *
+ * Its requests dispatch again: with the device open on the server they go
+ * out, otherwise (lost session, unmapping) they fail.
+ */
+void rnbd_clt_dev_unhold(struct rnbd_clt_dev *dev)
+{
+	lockdep_assert_held(&dev->sess->lock);
+	if (!dev->held)
+		return;
+	dev->held = false;
+	blk_mq_unquiesce_queue(dev->disk->queue);
+}
+
+/*
+ * Move the session to @state; with @hold, hold every mapped device first,
+ * else release every held one.  Devices that will not come back
+ * (@closed) are marked so.
+ */
+static void rnbd_clt_sess_set(struct rnbd_clt_sess *sess,
+			      enum rnbd_clt_sess_state state, bool hold,
+			      bool closed)
+{
+	struct rnbd_clt_dev *dev;
+
+	mutex_lock(&sess->lock);
+	list_for_each_entry(dev, &sess->devs, node) {
+		if (closed && dev->state == RNBD_CLT_DEV_MAPPED)
+			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
+		if (hold && dev->state == RNBD_CLT_DEV_MAPPED)
+			rnbd_clt_dev_hold(dev);
+		else if (!hold)
+			rnbd_clt_dev_unhold(dev);
+	}
+	if (state == RNBD_CLT_SESS_RECONNECTING)
+		sess->epoch++;
+	WRITE_ONCE(sess->state, state);
+	mutex_unlock(&sess->lock);
+}
+
+/**
+ * rnbd_clt_sess_event() - transport event of a session
+ * @priv: the session
+ * @ev: what happened
+ *
+ * Context: the transport's workqueue, one event at a time.
+ */
+void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev)
+{
+	struct rnbd_clt_sess *sess = priv;
+
+	switch (ev) {
+	case TRS_CLT_EV_RECONNECTING:
+		pr_warn("session %s: lost the connection to %pISpc; holding IO while reconnecting\n",
+			sess->name, &sess->dst);
+		rnbd_clt_sess_set(sess, RNBD_CLT_SESS_RECONNECTING, true, false);
+		break;
+	case TRS_CLT_EV_RECONNECTED:
+		/* no IO with a stale device id: hold, then connected */
+		rnbd_clt_sess_set(sess, RNBD_CLT_SESS_CONNECTED, true, false);
+		queue_work(system_long_wq, &sess->reopen_work);
+		break;
+	case TRS_CLT_EV_LOST:
+		pr_warn("session %s: still not connected; failing IO until it reconnects\n",
+			sess->name);
+		rnbd_clt_sess_set(sess, RNBD_CLT_SESS_LOST, false, false);
+		break;
+	case TRS_CLT_EV_DISCONNECTED:
+		pr_warn("session %s: disconnected for good; its devices fail IO until unmapped\n",
+			sess->name);
+		rnbd_clt_sess_set(sess, RNBD_CLT_SESS_DEAD, false, true);
+		break;
+	}
+}
+
+/* The next held device to open again, referenced, or NULL. */
+static struct rnbd_clt_dev *rnbd_clt_next_held(struct rnbd_clt_sess *sess)
+{
+	struct rnbd_clt_dev *dev, *found = NULL;
+
+	mutex_lock(&sess->lock);
+	if (sess->state != RNBD_CLT_SESS_CONNECTED)
+		goto unlock;
+	list_for_each_entry(dev, &sess->devs, node) {
+		if (dev->held && dev->state == RNBD_CLT_DEV_MAPPED) {
+			found = dev;
+			kobject_get(&dev->kobj);
+			break;
+		}
+	}
+unlock:
+	mutex_unlock(&sess->lock);
+	return found;
+}
+
+static bool rnbd_clt_transport_err(int err)
+{
+	return err == -ECONNABORTED || err == -ENOTCONN ||
+	       err == -ETIMEDOUT || err == -ECONNRESET;
+}
+
+/* Is the device the server opened again the one we have? */
+static int rnbd_clt_same_dev(struct rnbd_clt_dev *dev,
+			     const struct rnbd_msg_open_rsp *rsp)
+{
+	int err = rnbd_clt_check_open_rsp(dev, rsp);
+
+	if (err)
+		return err;
+	if (le64_to_cpu(rsp->nsectors) != get_capacity(dev->disk) ||
+	    le16_to_cpu(rsp->logical_block_size) !=
+	    queue_logical_block_size(dev->disk->queue)) {
+		pr_err("%s: %s@%s changed size or block size on the server\n",
+		       dev->disk->disk_name, dev->path, dev->sess->name);
+		return -EMEDIUMTYPE;
+	}
+	return 0;
+}
+
+/*
+ * Open @dev again.  Returns false if the transport failed, so the next
+ * reconnect has to try again.
+ */
+static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
+{
+	struct rnbd_clt_sess *sess = dev->sess;
+	struct rnbd_msg_open_rsp rsp;
+	bool opened = false;
+	int err;
+
+	err = rnbd_clt_send_open(dev, &rsp);
+	if (rnbd_clt_transport_err(err))
+		return false;
+	if (!err) {
+		opened = true;
+		err = rnbd_clt_same_dev(dev, &rsp);
+	}
+
+	mutex_lock(&sess->lock);
+	if (dev->state == RNBD_CLT_DEV_MAPPED && dev->held &&
+	    sess->state == RNBD_CLT_SESS_CONNECTED) {
+		if (!err) {
+			dev->dev_id = le32_to_cpu(rsp.dev_id);
+			dev->epoch = sess->epoch;
+			opened = false;
+		} else {
+			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
+		}
+		rnbd_clt_dev_unhold(dev);
+	}
+	mutex_unlock(&sess->lock);
+
+	if (err)
+		pr_err("%s: opening %s@%s again failed: %d; its IO fails until unmapped\n",
+		       dev->disk->disk_name, dev->path, sess->name, err);
+	else if (!opened)
+		pr_info("%s: %s@%s open again\n", dev->disk->disk_name,
+			dev->path, sess->name);
+	/* opened, but not taken: do not leave it open on the server */
+	if (opened)
+		rnbd_clt_send_close(dev, le32_to_cpu(rsp.dev_id));
+	return true;
+}
+
+/**
+ * rnbd_clt_reopen_work() - open the held devices again after a reconnect
+ * @work: the session's reopen_work
+ */
+void rnbd_clt_reopen_work(struct work_struct *work)
+{
+	struct rnbd_clt_sess *sess = container_of(work, struct rnbd_clt_sess,
+						  reopen_work);
+	struct rnbd_clt_dev *dev;
+	bool more = true;
+
+	while (more && (dev = rnbd_clt_next_held(sess))) {
+		more = rnbd_clt_reopen(dev);
+		kobject_put(&dev->kobj);
+	}
+}

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport client: path states and recovery.
+ *
+ * Every state change of a path goes through trs_clt_path_change_state().
+ * Every error goes through trs_clt_fail(), which moves a connected path to
+ * RECONNECTING and queues its err_work: tell the user, tear the path down
+ * (its requests complete with -ECONNABORTED), then queue reconnect_work
+ * after reconnect_delay_sec plus up to a second of jitter, so that the
+ * clients of a restarted server do not all come back in step.
+ * reconnect_work sets the path up again and tells the user, or queues
+ * itself again.  The session's loss_work tells the user once the path has
+ * been down for loss_timeout_sec.  One of the two path works runs at a
+ * time: each is queued only by the other or, for err_work, by a connected
+ * path.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/random.h>
+#include "trs-clt.h"
+
+static const char *const trs_clt_state_names[] = {
+	[TRS_CLT_PATH_CONNECTING]	= "CONNECTING",
+	[TRS_CLT_PATH_CONNECTED]	= "CONNECTED",
+	[TRS_CLT_PATH_RECONNECTING]	= "RECONNECTING",
+	[TRS_CLT_PATH_CLOSED]		= "CLOSED",
+};
+
+static bool trs_clt_state_allowed(enum trs_clt_path_state old,
+				  enum trs_clt_path_state new)
+{
+	switch (new) {
+	case TRS_CLT_PATH_CONNECTING:
+		return old == TRS_CLT_PATH_RECONNECTING;
+	case TRS_CLT_PATH_CONNECTED:
+		return old == TRS_CLT_PATH_CONNECTING;
+	case TRS_CLT_PATH_RECONNECTING:
+		/* CONNECTING: a failed reconnect attempt */
+		return old == TRS_CLT_PATH_CONNECTED ||
+		       old == TRS_CLT_PATH_CONNECTING;
+	case TRS_CLT_PATH_CLOSED:
+		return old != TRS_CLT_PATH_CLOSED;
+	}
+	return false;
+}
+
+/**
+ * __trs_clt_path_change_state() - move a path to a new state
+ * @path: the path; its state_lock held
+ * @new: the state wanted
+ *
+ * Return: true if the path was in a state that may go to @new, and now is
+ * in @new.
+ */
+bool __trs_clt_path_change_state(struct trs_clt_path *path,
+				 enum trs_clt_path_state new)
+{
+	enum trs_clt_path_state old = path->state;
+
+	lockdep_assert_held(&path->state_lock);
+	if (!trs_clt_state_allowed(old, new))
+		return false;
+	WRITE_ONCE(path->state, new);
+	/* a new attempt: trs_clt_fail() records its first error */
+	if (new == TRS_CLT_PATH_CONNECTING)
+		path->setup_err = 0;
+	pr_debug("%s: path %s -> %s\n", path->sess->name,
+		 trs_clt_state_names[old], trs_clt_state_names[new]);
+	return true;
+}
+
+/**
+ * trs_clt_path_change_state() - move a path to a new state
+ * @path: the path
+ * @new: the state wanted
+ *
+ * Return: as __trs_clt_path_change_state().  Any context.
+ */
+bool trs_clt_path_change_state(struct trs_clt_path *path,
+			       enum trs_clt_path_state new)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&path->state_lock, flags);
+	ok = __trs_clt_path_change_state(path, new);
+	spin_unlock_irqrestore(&path->state_lock, flags);
+	return ok;
+}
+
+/* Tell the user, unless the session was closed meanwhile. */
+static void trs_clt_event(struct trs_clt_sess *sess, enum trs_clt_event ev)
+{
+	lockdep_assert_held(&sess->event_mutex);
+	if (trs_clt_path_state(sess->path) != TRS_CLT_PATH_CLOSED &&
+	    sess->ops.event)
+		sess->ops.event(sess->ops.priv, ev);
+}
+
+static void trs_clt_queue_reconnect(struct trs_clt_path *path)
+{
+	struct trs_clt_sess *sess = path->sess;
+	unsigned long delay;
+
+	delay = READ_ONCE(sess->reconnect_delay_sec) * HZ +
+		get_random_u32_below(HZ);
+	queue_delayed_work(trs_clt_wq, &path->reconnect_work, delay);
+}
+
+/**
+ * trs_clt_err_work() - recovery of a path that failed while connected
+ * @work: the path's err_work
+ */
+void trs_clt_err_work(struct work_struct *work)
+{
+	struct trs_clt_path *path = container_of(work, struct trs_clt_path,
+						 err_work);
+	struct trs_clt_sess *sess = path->sess;
+
+	/* the user stops submitting before its requests come back */
+	mutex_lock(&sess->event_mutex);
+	trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
+	if (!sess->lost)
+		queue_delayed_work(trs_clt_wq, &sess->loss_work,
+				   READ_ONCE(sess->loss_timeout_sec) * HZ);
+	mutex_unlock(&sess->event_mutex);
+
+	trs_clt_path_teardown(path);
+	path->attempts = 0;
+	if (trs_clt_path_state(path) == TRS_CLT_PATH_RECONNECTING)
+		trs_clt_queue_reconnect(path);
+}
+
+/**
+ * trs_clt_reconnect_work() - one reconnect attempt of a path
+ * @work: the path's reconnect_work
+ */
+void trs_clt_reconnect_work(struct work_struct *work)
+{
+	struct trs_clt_path *path = container_of(to_delayed_work(work),
+						 struct trs_clt_path,
+						 reconnect_work);
+	struct trs_clt_sess *sess = path->sess;
+	int max = READ_ONCE(sess->max_reconnect_attempts);
+	int err;
+
+	if (!trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTING))
+		return;
+	err = trs_clt_path_setup(path);
+	if (!err) {
+		mutex_lock(&sess->event_mutex);
+		if (trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTED)) {
+			cancel_delayed_work(&sess->loss_work);
+			sess->lost = false;
+			trs_clt_info(sess, "reconnected after %u failed attempts\n",
+				     path->attempts);
+			trs_clt_event(sess, TRS_CLT_EV_RECONNECTED);
+			mutex_unlock(&sess->event_mutex);
+			return;
+		}
+		mutex_unlock(&sess->event_mutex);
+		/* closed meanwhile, or an error after the last step */
+		trs_clt_path_teardown(path);
+		err = -ECONNRESET;
+	}
+
+	if (trs_clt_path_state(path) == TRS_CLT_PATH_CLOSED)
+		return;
+	path->attempts++;
+	trs_clt_err_rl(sess, "reconnect attempt %u failed: %pe\n",
+		       path->attempts, ERR_PTR(err));
+	if (max >= 0 && path->attempts >= max) {
+		mutex_lock(&sess->event_mutex);
+		if (trs_clt_path_change_state(path, TRS_CLT_PATH_CLOSED)) {
+			trs_clt_err(sess, "giving up after %u reconnect attempts\n",
+				    path->attempts);
+			if (sess->ops.event)
+				sess->ops.event(sess->ops.priv,
+						TRS_CLT_EV_DISCONNECTED);
+		}
+		mutex_unlock(&sess->event_mutex);
+		return;
+	}
+	if (trs_clt_path_change_state(path, TRS_CLT_PATH_RECONNECTING))
+		trs_clt_queue_reconnect(path);
+}
+
+/**
+ * trs_clt_loss_work() - the session's path stayed down for
+ *	loss_timeout_sec
+ * @work: the session's loss_work
+ */
+void trs_clt_loss_work(struct work_struct *work)
+{
+	struct trs_clt_sess *sess = container_of(to_delayed_work(work),
+						 struct trs_clt_sess,
+						 loss_work);
+
+	mutex_lock(&sess->event_mutex);
+	if (trs_clt_path_state(sess->path) != TRS_CLT_PATH_CONNECTED &&
+	    !sess->lost) {
+		sess->lost = true;
+		trs_clt_err(sess, "no connection for %u s: failing its requests until it reconnects\n",
+			    READ_ONCE(sess->loss_timeout_sec));
+		trs_clt_event(sess, TRS_CLT_EV_LOST);
+	}
+	mutex_unlock(&sess->event_mutex);
+}
