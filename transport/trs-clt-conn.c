@@ -174,10 +174,11 @@ static int trs_clt_dev_init(struct trs_clt_path *path,
 	/* connection 0's QP and CQ: see trs_clt_conn_create_qp() */
 	path->max_qd = min3(TRS_CLT_MAX_QUEUE_DEPTH,
 			    (u32)max(attr->max_qp_wr -
-				     (int)TRS_CLT_SIGNAL_EVERY - 1, 0) /
+				     (int)TRS_CLT_SIGNAL_EVERY - 2, 0) /
 				TRS_CLT_MR_WRS,
 			    (u32)max(attr->max_cqe -
-				     (int)TRS_CLT_SIGNAL_EVERY - 4, 0) /
+				     (int)TRS_CLT_SIGNAL_EVERY - 5 -
+				     (int)TRS_HB_RECVS, 0) /
 				(TRS_CLT_MR_WRS + 1));
 	/* a reconnect asks for what the session has */
 	if (path->sess->queue_depth)
@@ -272,17 +273,20 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 		 * queue; conn->sq_free counts entries until a signaled
 		 * completion retires them, and a request finding fewer waits
 		 * (-EAGAIN).  Room for @qd requests (one per slot) and
-		 * TRS_CLT_SIGNAL_EVERY retired late, plus the drain WR.
-		 * Each reply consumes a receive: qd, plus the chunk table on
-		 * connection 0, plus the drain WR.
+		 * TRS_CLT_SIGNAL_EVERY retired late, plus the drain WR;
+		 * connection 0 also has room for the one heartbeat in flight,
+		 * which is not counted in sq_free.  Each reply consumes a
+		 * receive: qd, plus the drain WR; on connection 0 also the
+		 * chunk table and the server's heartbeats.
 		 */
-		.send_wr	= TRS_CLT_MR_WRS * qd + TRS_CLT_SIGNAL_EVERY + 1,
-		.recv_wr	= qd + 1 + !conn->idx,
+		.send_wr	= TRS_CLT_MR_WRS * qd + TRS_CLT_SIGNAL_EVERY + 1 +
+				  !conn->idx,
+		.recv_wr	= qd + 1 + (conn->idx ? 0 : 1 + TRS_HB_RECVS),
 		.send_sge	= path->max_send_sge,
 		.poll_ctx	= IB_POLL_SOFTIRQ,
 	};
 
-	conn->sq_free = attr.send_wr - 1;
+	conn->sq_free = attr.send_wr - 1 - !conn->idx;
 	conn->sq_posted = 0;
 	conn->sq_retired = 0;
 	conn->unsignaled = 0;
@@ -554,7 +558,7 @@ int trs_clt_path_setup(struct trs_clt_path *path)
 	if (err)
 		goto disconnect;
 	conn0->recv_cqe.done = trs_clt_recv_done;
-	err = trs_clt_conn_post_recvs(conn0, path->queue_depth);
+	err = trs_clt_conn_post_recvs(conn0, path->queue_depth + TRS_HB_RECVS);
 	if (err)
 		goto disconnect;
 
@@ -567,6 +571,7 @@ int trs_clt_path_setup(struct trs_clt_path *path)
 	if (err)
 		goto disconnect;
 	path->up = true;
+	trs_clt_hb_start(path);
 	return 0;
 
 disconnect:
@@ -627,6 +632,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 	struct trs_clt_conn *conn0 = &path->conns[0];
 	u32 i;
 
+	trs_clt_hb_stop(path);
 	for (i = 0; i < path->nr_conns; i++)
 		trs_clt_conn_stop(&path->conns[i]);
 	for (i = 0; i < path->nr_conns; i++)

@@ -236,9 +236,15 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		trs_clt_wc_fail(path, wc, -ECONNRESET);
 		return;
 	}
-	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
-	    !(wc->wc_flags & IB_WC_WITH_IMM))
-		goto proto_err;
+	if (unlikely(wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
+		     !(wc->wc_flags & IB_WC_WITH_IMM))) {
+		err = trs_clt_hb_recv(conn, wc);
+		if (err == -EPROTO)
+			goto proto_err;
+		if (err)
+			trs_clt_fail(path, err);
+		return;
+	}
 	imm = be32_to_cpu(wc->ex.imm_data);
 	switch (trs_imm_type(imm)) {
 	case TRS_IMM_RSP:

@@ -127,6 +127,7 @@ static struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
 	init_waitqueue_head(&path->setup_wq);
 	INIT_WORK(&path->err_work, trs_clt_err_work);
 	INIT_DELAYED_WORK(&path->reconnect_work, trs_clt_reconnect_work);
+	trs_clt_hb_init(path);
 	for (i = 0; i < path->nr_conns; i++) {
 		path->conns[i].path = path;
 		path->conns[i].idx = i;

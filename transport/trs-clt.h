@@ -201,6 +201,10 @@ struct trs_clt_kobj;
  *	trs_clt_close() once the works are cancelled.
  * @err_work: recovery, step 1: tears the path down after an error
  * @reconnect_work: recovery, step 2: sets the path up again
+ * @hb: heartbeat timer: sends ours and checks the server's
+ * @hb_cqe: completion of our heartbeat
+ * @hb_on: the server does heartbeats (TRS_CAP_HEARTBEAT)
+ * @hb_busy: our heartbeat is in flight; guarded by conns[0].lock
  * @nr_conns: connections
  * @conns: the connections
  * @ibdev: RDMA device of the path (all connections)
@@ -242,6 +246,10 @@ struct trs_clt_path {
 	bool			up;
 	struct work_struct	err_work;
 	struct delayed_work	reconnect_work;
+	struct trs_hb		hb;
+	struct ib_cqe		hb_cqe;
+	bool			hb_on;
+	bool			hb_busy;
 
 	u32			nr_conns;
 	struct trs_clt_conn	*conns;
@@ -349,6 +357,12 @@ bool trs_clt_path_change_state(struct trs_clt_path *path,
 void trs_clt_err_work(struct work_struct *work);
 void trs_clt_reconnect_work(struct work_struct *work);
 void trs_clt_loss_work(struct work_struct *work);
+
+/* trs-clt-hb.c */
+void trs_clt_hb_init(struct trs_clt_path *path);
+void trs_clt_hb_start(struct trs_clt_path *path);
+void trs_clt_hb_stop(struct trs_clt_path *path);
+int trs_clt_hb_recv(struct trs_clt_conn *conn, const struct ib_wc *wc);
 
 /* trs-clt-conn.c */
 int trs_clt_path_setup(struct trs_clt_path *path);

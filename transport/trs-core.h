@@ -11,6 +11,7 @@
 #include <linux/preempt.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <rnbd/fault-inject.h>
@@ -47,6 +48,44 @@ int trs_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd, void *ctx,
 		  u32 idx, const struct trs_qp_attr *attr, struct ib_cq **cq);
 void trs_qp_destroy(struct rdma_cm_id *cm_id, struct ib_cq *cq);
 int trs_post_recvs(struct ib_qp *qp, struct ib_cqe *cqe, u32 n);
+int trs_post_hb(struct ib_qp *qp, struct ib_cqe *cqe);
+bool trs_is_hb(const struct ib_wc *wc);
+
+struct trs_hb;
+
+/**
+ * struct trs_hb_ops - a side's part of the heartbeat (trs-hb.c)
+ * @send: post a heartbeat on connection 0, unless one is in flight or
+ *	the connection is going; 0 or the post's error.  Process context.
+ * @lost: no heartbeat for @sec seconds, or (@sec 0) @send failed: end
+ *	the session.  The timer is stopped.  Process context.
+ */
+struct trs_hb_ops {
+	int	(*send)(struct trs_hb *hb);
+	void	(*lost)(struct trs_hb *hb, unsigned int sec);
+};
+
+/**
+ * struct trs_hb - heartbeat timer of a session
+ * @work: runs every TRS_HB_INTERVAL_MS while the session is up
+ * @wq: workqueue of @work
+ * @ops: the side's callbacks
+ * @timeout_sec: the side's timeout parameter
+ * @rx: jiffies when the peer's last heartbeat arrived
+ */
+struct trs_hb {
+	struct delayed_work		work;
+	struct workqueue_struct		*wq;
+	const struct trs_hb_ops		*ops;
+	const unsigned int		*timeout_sec;
+	unsigned long			rx;
+};
+
+void trs_hb_init(struct trs_hb *hb, struct workqueue_struct *wq,
+		 const struct trs_hb_ops *ops, const unsigned int *timeout_sec);
+void trs_hb_start(struct trs_hb *hb);
+void trs_hb_stop(struct trs_hb *hb);
+void trs_hb_received(struct trs_hb *hb);
 
 static inline bool trs_is_zero(const void *p, size_t len)
 {

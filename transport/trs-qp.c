@@ -94,3 +94,42 @@ int trs_post_recvs(struct ib_qp *qp, struct ib_cqe *cqe, u32 n)
 	return err;
 }
 EXPORT_SYMBOL_GPL(trs_post_recvs);
+
+/**
+ * trs_post_hb() - post a heartbeat
+ * @qp: connection 0's queue pair
+ * @cqe: completion handler of the heartbeat (signaled)
+ *
+ * A heartbeat is a zero-length SEND with immediate data TRS_IMM_HB: it
+ * takes one receive WR of the peer and no buffer, chunk or slot.  The
+ * caller keeps at most one in flight and holds the lock that guards posts
+ * to @qp.
+ *
+ * Return: 0 or a negative errno.
+ */
+int trs_post_hb(struct ib_qp *qp, struct ib_cqe *cqe)
+{
+	struct ib_send_wr wr = {
+		.opcode		= IB_WR_SEND_WITH_IMM,
+		.wr_cqe		= cqe,
+		.send_flags	= IB_SEND_SIGNALED,
+		.ex.imm_data	= cpu_to_be32(trs_imm_pack(TRS_IMM_HB, 0, 0)),
+	};
+
+	return ib_post_send(qp, &wr, NULL);
+}
+EXPORT_SYMBOL_GPL(trs_post_hb);
+
+/**
+ * trs_is_hb() - whether a receive completion is a well-formed heartbeat
+ * @wc: successful receive completion
+ *
+ * Return: true for a zero-length SEND with immediate data TRS_IMM_HB.
+ */
+bool trs_is_hb(const struct ib_wc *wc)
+{
+	return wc->opcode == IB_WC_RECV && wc->wc_flags & IB_WC_WITH_IMM &&
+	       !wc->byte_len &&
+	       be32_to_cpu(wc->ex.imm_data) == trs_imm_pack(TRS_IMM_HB, 0, 0);
+}
+EXPORT_SYMBOL_GPL(trs_is_hb);

@@ -407,9 +407,12 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
-	if (wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
-	    !(wc->wc_flags & IB_WC_WITH_IMM))
+	if (unlikely(wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
+		     !(wc->wc_flags & IB_WC_WITH_IMM))) {
+		if (trs_srv_hb_recv(conn, wc))
+			return;
 		goto violation;
+	}
 	imm = be32_to_cpu(wc->ex.imm_data);
 	idx = trs_imm_slot(imm);
 	if (trs_imm_type(imm) != TRS_IMM_REQ || idx >= sess->queue_depth ||

@@ -210,6 +210,7 @@ static void trs_srv_open_work(struct work_struct *work)
 		trs_srv_sess_fail(sess, "chunk table not sent");
 		return;
 	}
+	trs_srv_hb_start(sess);
 	trs_srv_info(sess, "open: %u connections, queue depth %u, %u bytes per chunk\n",
 		     sess->conn_cnt, sess->queue_depth, sess->chunk_size);
 }
@@ -257,6 +258,7 @@ static void trs_srv_close_work(struct work_struct *work)
 	mutex_unlock(&trs_srv_mutex);
 	cancel_delayed_work_sync(&sess->setup_work);
 	flush_work(&sess->open_work);
+	trs_srv_hb_stop(sess);
 
 	for (i = 0; i < sess->conn_cnt; i++) {
 		conn = sess->conns[i];
@@ -337,8 +339,8 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		return ERR_PTR(err);
 	/* QP and CQ of connection 0: see trs_srv_conn_create() */
 	qd = min3(trs_srv_queue_depth, (u32)le16_to_cpu(req->max_queue_depth),
-		  (u32)max(attr->max_qp_wr - 2, 0) / 2);
-	qd = min(qd, (u32)max(attr->max_cqe - 3, 0) / 3);
+		  (u32)max(attr->max_qp_wr - 3, 0) / 2);
+	qd = min(qd, (u32)max(attr->max_cqe - 4 - (int)TRS_HB_RECVS, 0) / 3);
 	if (!qd)
 		return ERR_PTR(-EOPNOTSUPP);
 
@@ -373,6 +375,7 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		.max_io_size	= cpu_to_le32(sess->max_io_size),
 	};
 	sess->table_cqe.done = trs_srv_table_done;
+	trs_srv_hb_init(sess);
 
 	sess->conns = TRS_FI(kcalloc(sess->conn_cnt, sizeof(*sess->conns),
 				     GFP_KERNEL), NULL);
@@ -414,13 +417,15 @@ static struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_sess *sess,
 		/*
 		 * Replies need a credit each, and there are qd credits.
 		 * Connection 0 also posts one REG_MR per chunk and the chunk
-		 * table SEND, once.  Plus the drain WR.  The receive queue
-		 * holds qd receives: a receive is reposted as soon as its
-		 * request arrives, and the client has at most qd requests in
-		 * flight.  Plus the drain WR.
+		 * table SEND, once, and one heartbeat at a time.  Plus the
+		 * drain WR.  The receive queue holds qd receives: a receive
+		 * is reposted as soon as its request arrives, and the client
+		 * has at most qd requests in flight; connection 0 also
+		 * TRS_HB_RECVS for the client's heartbeats.  Plus the drain
+		 * WR.
 		 */
-		.send_wr	= qd + 1 + (idx ? 0 : qd + 1),
-		.recv_wr	= qd + 1,
+		.send_wr	= qd + 1 + (idx ? 0 : qd + 2),
+		.recv_wr	= qd + 1 + (idx ? 0 : TRS_HB_RECVS),
 		.send_sge	= 1,
 		.poll_ctx	= IB_POLL_WORKQUEUE,
 	};
@@ -445,7 +450,8 @@ static struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_sess *sess,
 	err = trs_qp_create(cm_id, sess->pd, conn, idx, &attr, &conn->cq);
 	if (err)
 		goto free_conn;
-	err = trs_post_recvs(cm_id->qp, &conn->recv_cqe, qd);
+	err = trs_post_recvs(cm_id->qp, &conn->recv_cqe,
+			     qd + (idx ? 0 : TRS_HB_RECVS));
 	if (err)
 		goto destroy_qp;
 	return conn;

@@ -160,6 +160,10 @@ enum trs_srv_state {
  * @open_work: calls sess_open() and sends the chunk table
  * @close_work: tears the session down
  * @setup_work: handshake timeout
+ * @hb: heartbeat timer: sends ours and checks the client's
+ * @hb_cqe: completion of our heartbeat
+ * @hb_on: the client does heartbeats (TRS_CAP_HEARTBEAT)
+ * @hb_busy: our heartbeat is in flight; guarded by conns[0]->lock
  * @ibdev: RDMA device of every connection
  * @pd: protection domain
  * @busy: slots with a request not answered yet
@@ -192,6 +196,10 @@ struct trs_srv_sess {
 	struct work_struct	open_work;
 	struct work_struct	close_work;
 	struct delayed_work	setup_work;
+	struct trs_hb		hb;
+	struct ib_cqe		hb_cqe;
+	bool			hb_on;
+	bool			hb_busy;
 
 	struct ib_device	*ibdev;
 	struct ib_pd		*pd;
@@ -224,6 +232,12 @@ int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		    struct rdma_cm_event *ev);
 void trs_srv_established(struct trs_srv_conn *conn);
 void trs_srv_sess_fail(struct trs_srv_sess *sess, const char *why);
+
+/* trs-srv-hb.c */
+void trs_srv_hb_init(struct trs_srv_sess *sess);
+void trs_srv_hb_start(struct trs_srv_sess *sess);
+void trs_srv_hb_stop(struct trs_srv_sess *sess);
+bool trs_srv_hb_recv(struct trs_srv_conn *conn, const struct ib_wc *wc);
 
 /* trs-srv-io.c */
 void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);

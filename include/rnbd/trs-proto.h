@@ -19,7 +19,7 @@
 
 #define TRS_MAGIC		0x7e5b
 #define TRS_PROTO_VER_MAJOR	1
-#define TRS_PROTO_VER_MINOR	2
+#define TRS_PROTO_VER_MINOR	3
 
 /*
  * Capability bits exchanged in the handshake.
@@ -27,9 +27,18 @@
  * no longer offered nor accepted.
  * TRS_CAP_RSP_BATCH: the client takes TRS_IMM_RSP_BATCH replies and may
  * flag its requests TRS_REQ_F_MORE (minor 2).
+ * TRS_CAP_HEARTBEAT: both sides send a heartbeat (TRS_IMM_HB) on
+ * connection 0 every TRS_HB_INTERVAL_MS and close the session when the
+ * peer's stop (minor 3).
  */
 #define TRS_CAP_RSP_BATCH	0x2u
-#define TRS_CAPS_KNOWN		TRS_CAP_RSP_BATCH
+#define TRS_CAP_HEARTBEAT	0x4u
+#define TRS_CAPS_KNOWN		(TRS_CAP_RSP_BATCH | TRS_CAP_HEARTBEAT)
+
+/* Heartbeat period, the same on both sides (TRS_CAP_HEARTBEAT). */
+#define TRS_HB_INTERVAL_MS	1000
+/* Receives each side keeps on connection 0 for the peer's heartbeats. */
+#define TRS_HB_RECVS		2
 
 /*
  * Chunk layout: each server chunk is TRS_HDR_AREA bytes of header area
@@ -80,6 +89,7 @@
 #define TRS_IMM_REQ		0x1
 #define TRS_IMM_RSP		0x2
 #define TRS_IMM_RSP_BATCH	0x4
+#define TRS_IMM_HB		0x8	/* zero-length SEND_WITH_IMM, both ways */
 
 #define TRS_IMM_BATCH_BITS	16	/* mask; the base takes the rest */
 #define TRS_RSP_BATCH_MAX	(1 + TRS_IMM_BATCH_BITS)	/* requests */

@@ -252,6 +252,48 @@ nullb_destroy_all() {
 	done
 }
 
+# path_state SESS: the state of the client session's path.
+path_state() {
+	cat /sys/class/rtrs-client/"$1"/paths/*/state
+}
+
+# wait_path_state SESS STATE SECONDS: wait until the path is (with "!":
+# is no longer) in STATE; SECONDS scale with RNBD_TIMEOUT_SCALE.
+wait_path_state() {
+	i=0
+	while case "$2" in
+		!*) [ "$(path_state "$1")" = "${2#!}" ] ;;
+		*) [ "$(path_state "$1")" != "$2" ] ;;
+	esac; do
+		i=$((i + 1))
+		[ $i -lt $(($3 * 10 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+			die "session $1: path state stays $(path_state "$1"), waited for $2"
+		sleep 0.1
+	done
+}
+
+# fio_outage_start DEV SIZE: 4k random writes with crc32c, throttled to
+# 200 (writes) a second so that an outage a few seconds in falls in the
+# write phase, then a full verify pass; in the background, output in
+# /tmp/fio.out, pid in FIO_PID.
+fio_outage_start() {
+	fio --name=v --filename="/dev/$1" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --iodepth=16 --size="$2" --rate_iops=,200 \
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+		>/tmp/fio.out 2>&1 &
+	FIO_PID=$!
+}
+
+# fio_wait_ok PID: the fio job ends with status 0 and reports no error.
+fio_wait_ok() {
+	wait "$1" || { cat /tmp/fio.out; die "fio failed"; }
+	grep -q 'err= *0' /tmp/fio.out || { cat /tmp/fio.out; die "no fio job report"; }
+	if grep -o 'err= *[0-9]*' /tmp/fio.out | grep -vq 'err= *0$'; then
+		cat /tmp/fio.out
+		die "fio reported an error"
+	fi
+}
+
 # conn_stat SESS CONN FILE: a per-connection counter of a client session.
 conn_stat() {
 	cat /sys/class/rtrs-client/"$1"/paths/*/conns/"$2"/"$3"

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: a peer that dies: (1) the server guest is killed (SIGKILL of its
+#       QEMU) under client fio write+verify and booted again: the client
+#       holds the IO, reconnects, opens the device again and fio ends with
+#       0 errors and every block verified, on the same /dev/rnbdN; (2) the
+#       client guest is then killed while mapped rw: the server notices
+#       the missing heartbeats and frees the session within 15 s, and a
+#       freshly booted client maps the same device rw again
+# boot: host
+# timeout: 1500
+. "$REPO/tests/lib/host.sh"
+sync=$(mk_dir sync)
+img=$CASE_RESULTS/server-disk.img
+truncate -s 64M "$img"
+p=$((20000 + RANDOM % 20000))
+srvnet=$(pair_net $p server)
+clinet=$(pair_net $p client)
+cat >"$sync/../server1.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.1/24
+load_rnbd_server
+touch /sync/server1-ready
+sleep 100000
+G
+cat >"$sync/../server2.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.1/24
+load_rnbd_server
+base=$(rdma_res_counts)
+touch /sync/server2-ready
+# (2) the client guest is killed while it has /dev/vda open rw
+wait_sync /sync/client1-killed 900
+t0=$(date +%s)
+i=0
+until dmesg | grep -q 'rnbd_server: session .*: closed$'; do
+	i=$((i + 1))
+	[ $i -lt $((150 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+		{ dmesg | tail -20; die "the dead client's session is still there"; }
+	sleep 0.1
+done
+t1=$(date +%s)
+log "dead client's session freed after $((t1 - t0)) s"
+[ $((t1 - t0)) -le $((15 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+	die "freeing the dead client's session took $((t1 - t0)) s"
+# missed heartbeats, or the retries of an unanswered one ran out first
+dmesg | grep -Eq 'no heartbeat from the client for 10 s|closing: heartbeat not sent' ||
+	die "no dmesg line about the dead client"
+expect_eq "RDMA resources after the dead client's session" "$(rdma_res_counts)" "$base"
+touch /sync/server2-freed
+wait_sync /sync/client2-done 600
+unload_rnbd
+G
+cat >"$sync/../client1.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.2/24
+load_rnbd_client
+wait_sync /sync/server1-ready 300
+dev=$(MAP_ADDR=10.10.0.1 map_dev peer /dev/vda)
+fio_outage_start "$dev" 24M
+fpid=$FIO_PID
+sleep 5
+kill -0 $fpid 2>/dev/null || { cat /tmp/fio.out; die "fio ended before the outage"; }
+kmsg "server killed now"
+t0=$(date +%s)
+touch /sync/client1-io
+wait_path_state peer '!connected' 30
+log "dead server noticed after $(($(date +%s) - t0)) s"
+wait_sync /sync/server2-ready 600
+wait_path_state peer connected 60
+log "outage to reconnect: $(($(date +%s) - t0)) s (including the server's boot)"
+fio_wait_ok $fpid
+expect_eq "the same device" "$(ls /sys/block | grep rnbd)" "$dev"
+expect_eq "device state" "$(cat /sys/block/$dev/rnbd/state)" open
+dmesg | grep -q "$dev: /dev/vda@peer open again" || die "no re-open line"
+# (2) a pattern the next client must find, then this guest dies mapped
+head -c 1048576 /dev/urandom >/tmp/p
+sha256sum </tmp/p | cut -d' ' -f1 >/sync/pattern.sha
+dd if=/tmp/p of=/dev/$dev bs=1M seek=40 oflag=direct conv=fsync 2>/dev/null || die "dd"
+touch /sync/client1-mapped
+sleep 100000
+G
+cat >"$sync/../client2.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.2/24
+load_rnbd_client
+wait_sync /sync/server2-freed 300
+dev=$(MAP_ADDR=10.10.0.1 map_dev peer2 /dev/vda) || die "rw map after the client's death"
+expect_eq "pattern" "$(dd if=/dev/$dev bs=1M skip=40 count=1 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" \
+	"$(cat /sync/pattern.sha)"
+unmap_dev "$dev"
+unload_rnbd
+touch /sync/client2-done
+G
+# wait_alive FILE SECONDS GUEST: wait for FILE while GUEST runs.
+wait_alive() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		kill -0 "${GUEST_PID[$3]}" 2>/dev/null || return 1
+		i=$((i + 1))
+		[ $i -le $(($2 * 2)) ] || return 1
+		sleep 0.5
+	done
+}
+start_guest server1 --timeout 600 --share "$sync" --disk "$img" --net "$srvnet" "$sync/../server1.sh"
+start_guest client1 --timeout 1300 --share "$sync" --net "$clinet" "$sync/../client1.sh"
+wait_alive "$sync/client1-io" 600 client1 || { guest_log client1; guest_log server1; die "phase 1"; }
+kill_guest server1
+start_guest server2 --timeout 1200 --share "$sync" --disk "$img" --net "$srvnet" "$sync/../server2.sh"
+wait_alive "$sync/client1-mapped" 900 client1 || { guest_log client1; guest_log server2; die "recovery"; }
+kill_guest client1
+guest_log client1
+touch "$sync/client1-killed"
+start_guest client2 --timeout 600 --share "$sync" --net "$clinet" "$sync/../client2.sh"
+wait_pair client2 server2

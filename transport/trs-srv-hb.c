@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport server: heartbeats.
+ *
+ * With TRS_CAP_HEARTBEAT negotiated, an open session sends a heartbeat on
+ * connection 0 every TRS_HB_INTERVAL_MS, at most one in flight (the timer
+ * is trs-hb.c's).  If none came from the client for heartbeat_timeout_sec
+ * the session is closed: its chunks are freed and its user closes what the
+ * client had open, so a client that vanished (crashed, powered off, cut
+ * off) does not keep them for ever.  The timer runs from the transport's
+ * workqueue, not from a connection's CQ work, so a request stuck in a
+ * backing disk does not stop our heartbeats.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include "trs-srv.h"
+
+static unsigned int trs_srv_hb_timeout_sec = 10;
+module_param_named(heartbeat_timeout_sec, trs_srv_hb_timeout_sec, uint, 0644);
+MODULE_PARM_DESC(heartbeat_timeout_sec,
+		 "seconds without a heartbeat from a client before its session is closed (3..3600, default 10)");
+
+static void trs_srv_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_srv_conn *conn = cq->cq_context;
+	unsigned long flags;
+
+	if (trs_wc_failed(wc, "heartbeat")) {
+		trs_srv_sess_fail(conn->sess, "heartbeat not sent");
+		return;
+	}
+	spin_lock_irqsave(&conn->lock, flags);
+	conn->sess->hb_busy = false;
+	spin_unlock_irqrestore(&conn->lock, flags);
+}
+
+static int trs_srv_hb_send(struct trs_hb *hb)
+{
+	struct trs_srv_sess *sess = container_of(hb, struct trs_srv_sess, hb);
+	struct trs_srv_conn *conn = sess->conns[0];
+	int err = 0;
+
+	spin_lock_irq(&conn->lock);
+	if (!conn->dead && !sess->hb_busy) {
+		err = trs_post_hb(conn->cm_id->qp, &sess->hb_cqe);
+		sess->hb_busy = !err;
+	}
+	spin_unlock_irq(&conn->lock);
+	return err;
+}
+
+static void trs_srv_hb_lost(struct trs_hb *hb, unsigned int sec)
+{
+	struct trs_srv_sess *sess = container_of(hb, struct trs_srv_sess, hb);
+
+	if (!sec) {
+		trs_srv_sess_fail(sess, "heartbeat not posted");
+		return;
+	}
+	trs_srv_err(sess, "no heartbeat from the client for %u s\n", sec);
+	trs_srv_sess_fail(sess, "client lost");
+}
+
+static const struct trs_hb_ops trs_srv_hb_ops = {
+	.send	= trs_srv_hb_send,
+	.lost	= trs_srv_hb_lost,
+};
+
+/**
+ * trs_srv_hb_init() - prepare the heartbeat of a new session
+ * @sess: the session, its negotiated caps set
+ */
+void trs_srv_hb_init(struct trs_srv_sess *sess)
+{
+	trs_hb_init(&sess->hb, trs_srv_wq, &trs_srv_hb_ops,
+		    &trs_srv_hb_timeout_sec);
+	sess->hb_cqe.done = trs_srv_hb_sent;
+	sess->hb_on = sess->rsp.caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
+}
+
+/**
+ * trs_srv_hb_start() - start heartbeats on a session that just opened
+ * @sess: the session; nothing if its client does not do heartbeats
+ */
+void trs_srv_hb_start(struct trs_srv_sess *sess)
+{
+	if (sess->hb_on)
+		trs_hb_start(&sess->hb);
+}
+
+/**
+ * trs_srv_hb_stop() - stop the heartbeats of a session being closed
+ * @sess: the session
+ */
+void trs_srv_hb_stop(struct trs_srv_sess *sess)
+{
+	trs_hb_stop(&sess->hb);
+}
+
+/**
+ * trs_srv_hb_recv() - take a receive that is not a request as a heartbeat
+ * @conn: the connection (its receive is posted again already)
+ * @wc: the successful completion
+ *
+ * Return: true if it was the client's heartbeat.
+ */
+bool trs_srv_hb_recv(struct trs_srv_conn *conn, const struct ib_wc *wc)
+{
+	struct trs_srv_sess *sess = conn->sess;
+
+	if (conn->idx || !sess->hb_on || !trs_is_hb(wc))
+		return false;
+	trs_hb_received(&sess->hb);
+	return true;
+}
