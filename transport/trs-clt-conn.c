@@ -19,10 +19,12 @@
 
 #define TRS_CLT_STEP_TIMEOUT	msecs_to_jiffies(TRS_CONNECT_TIMEOUT_MS + 2000)
 
-static void trs_clt_step_begin(struct trs_clt_conn *conn)
+static void trs_clt_step_begin(struct trs_clt_conn *conn, const char *step)
 {
 	struct trs_clt_path *path = conn->path;
 
+	path->setup_step = step;
+	path->setup_conn = conn->idx;
 	spin_lock_irq(&path->state_lock);
 	conn->cm_done = false;
 	conn->cm_err = 0;
@@ -249,7 +251,7 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 	conn->dead = false;
 	spin_unlock_irq(&conn->lock);
 
-	trs_clt_step_begin(conn);
+	trs_clt_step_begin(conn, "address resolution");
 	err = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&path->dst,
 				TRS_CONNECT_TIMEOUT_MS);
 	if (!err)
@@ -257,7 +259,7 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 	if (err)
 		return err;
 
-	trs_clt_step_begin(conn);
+	trs_clt_step_begin(conn, "route resolution");
 	err = rdma_resolve_route(cm_id, TRS_CONNECT_TIMEOUT_MS);
 	if (!err)
 		err = trs_clt_step_wait(conn);
@@ -368,7 +370,7 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 	int err;
 
 	memcpy(req.sess_uuid, &path->sess->uuid, sizeof(req.sess_uuid));
-	trs_clt_step_begin(conn);
+	trs_clt_step_begin(conn, "connect");
 	err = rdma_connect(conn->cm_id, &param);
 	if (!err)
 		err = trs_clt_step_wait(conn);
@@ -446,6 +448,8 @@ static int trs_clt_get_table(struct trs_clt_path *path)
 	u32 i;
 	int err;
 
+	path->setup_step = "chunk table";
+	path->setup_conn = 0;
 	if (!wait_event_timeout(path->setup_wq, trs_clt_table_over(path, &err),
 				TRS_CLT_STEP_TIMEOUT))
 		return -ETIMEDOUT;

@@ -107,6 +107,21 @@ static void trs_clt_queue_reconnect(struct trs_clt_path *path)
 	queue_delayed_work(trs_clt_wq, &path->reconnect_work, delay);
 }
 
+/*
+ * The loss timeout counts from the server's last sign of life: its last
+ * heartbeat, if it sends them, not from when we noticed its silence.
+ */
+static unsigned long trs_clt_loss_delay(struct trs_clt_path *path)
+{
+	unsigned long delay = READ_ONCE(path->sess->loss_timeout_sec) * HZ;
+	unsigned long silent;
+
+	if (!path->hb_on)
+		return delay;
+	silent = jiffies - READ_ONCE(path->hb.rx);
+	return silent < delay ? delay - silent : 0;
+}
+
 /**
  * trs_clt_err_work() - recovery of a path that failed while connected
  * @work: the path's err_work
@@ -122,7 +137,7 @@ void trs_clt_err_work(struct work_struct *work)
 	trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
 	if (!sess->lost)
 		queue_delayed_work(trs_clt_wq, &sess->loss_work,
-				   READ_ONCE(sess->loss_timeout_sec) * HZ);
+				   trs_clt_loss_delay(path));
 	mutex_unlock(&sess->event_mutex);
 
 	trs_clt_path_teardown(path);
@@ -167,8 +182,9 @@ void trs_clt_reconnect_work(struct work_struct *work)
 	if (trs_clt_path_state(path) == TRS_CLT_PATH_CLOSED)
 		return;
 	path->attempts++;
-	trs_clt_err_rl(sess, "reconnect attempt %u failed: %pe\n",
-		       path->attempts, ERR_PTR(err));
+	trs_clt_err_rl(sess, "reconnect attempt %u failed (last step: %s on connection %u): %pe\n",
+		       path->attempts, path->setup_step, path->setup_conn,
+		       ERR_PTR(err));
 	if (max >= 0 && path->attempts >= max) {
 		mutex_lock(&sess->event_mutex);
 		if (trs_clt_path_change_state(path, TRS_CLT_PATH_CLOSED)) {

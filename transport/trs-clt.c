@@ -266,8 +266,10 @@ teardown:
 	trs_clt_path_teardown(path);
 free_sess:
 	trs_addr_print((struct sockaddr *)&path->dst, addr, sizeof(addr));
-	trs_clt_err(sess, "cannot connect to %s port %u: %pe\n", addr,
-		    ntohs(*trs_clt_port(&path->dst)), ERR_PTR(err));
+	trs_clt_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
+		    addr, ntohs(*trs_clt_port(&path->dst)),
+		    path->setup_step ?: "setup", path->setup_conn,
+		    ERR_PTR(err));
 	trs_clt_sess_free(sess);
 	return ERR_PTR(err);
 }

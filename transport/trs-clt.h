@@ -194,6 +194,8 @@ struct trs_clt_kobj;
  * @state: enum trs_clt_path_state
  * @setup_err: first error of the running trs_clt_path_setup()
  * @setup_wq: trs_clt_path_setup() waits here for connect steps
+ * @setup_step: what the running or last setup waited for last, for logs
+ * @setup_conn: on which connection; both written by the setup only
  * @attempts: failed reconnect attempts in a row; recovery works only
  * @up: the RDMA resources exist: trs_clt_path_setup() succeeded and
  *	trs_clt_path_teardown() did not run since.  Written by whoever owns
@@ -242,6 +244,8 @@ struct trs_clt_path {
 	enum trs_clt_path_state	state;
 	int			setup_err;
 	wait_queue_head_t	setup_wq;
+	const char		*setup_step;
+	u32			setup_conn;
 	u32			attempts;
 	bool			up;
 	struct work_struct	err_work;

@@ -12,6 +12,7 @@
 . "$REPO/tests/lib/guest.sh"
 . "$REPO/scripts/bench/targets.sh"
 SERVER_PARAMS=${SERVER_PARAMS:-}
+TRS_SERVER_PARAMS=${TRS_SERVER_PARAMS:-}
 set -u
 
 ROW=$1

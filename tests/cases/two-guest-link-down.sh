@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: the client's link goes silent (netem, 100% loss on its egress):
+#       (1) for 10 s under fio write+verify: IO is held and resumes, 0
+#       errors; (2) for longer than the session's loss_timeout_sec (15 s):
+#       IO fails with EIO 15-25 s after the cut, a normal unmap then works,
+#       and once the link is back a new map works.  (A link set down
+#       instead would take soft-RoCE's port down, and a DREQ sent on the
+#       down port seems to leave rxe's CM unusable until it is reloaded.)
+# boot: host
+# timeout: 1200
+. "$REPO/tests/lib/host.sh"
+sync=$(mk_dir sync)
+img=$CASE_RESULTS/server-disk.img
+truncate -s 64M "$img"
+p=$((20000 + RANDOM % 20000))
+cat >"$sync/../server.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.1/24
+load_rnbd_server
+touch /sync/server-ready
+wait_sync /sync/client-done 1000
+unload_rnbd
+G
+cat >"$sync/../client.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+setup_rxe eth0 10.10.0.2/24
+load_rnbd_client
+wait_sync /sync/server-ready 300
+dev=$(MAP_ADDR=10.10.0.1 map_dev flap /dev/vda)
+cut() { tc qdisc add dev eth0 root netem loss 100% || die "netem"; }
+mend() { tc qdisc del dev eth0 root || die "netem del"; }
+# (1) 10 s of silence
+fio_outage_start "$dev" 16M
+fpid=$FIO_PID
+sleep 3
+kill -0 $fpid 2>/dev/null || { cat /tmp/fio.out; die "fio ended before the outage"; }
+kmsg "link silent for 10 s"
+cut
+sleep 10
+mend
+kmsg "link back"
+t0=$(date +%s)
+wait_path_state flap connected 90
+log "link back to connected: $(($(date +%s) - t0)) s;" \
+	"$(dmesg | grep -c 'flap: reconnected after') reconnect(s)"
+fio_wait_ok $fpid
+expect_eq "device state" "$(cat /sys/block/$dev/rnbd/state)" open
+# (2) silent for longer than the loss timeout
+echo 15 >/sys/class/rtrs-client/flap/loss_timeout_sec
+fio --name=r --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randread \
+	--bs=4k --iodepth=4 --time_based --runtime=300 >/tmp/fio-r.out 2>&1 &
+fpid=$!
+sleep 2
+kmsg "link silent for good"
+t0=$(date +%s)
+cut
+i=0
+while kill -0 $fpid 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -lt $((600 * ${RNBD_TIMEOUT_SCALE:-1})) ] || die "IO still held 60 s after the cut"
+	sleep 0.1
+done
+t1=$(date +%s)
+wait $fpid && die "fio saw no error"
+grep -q 'Input/output error' /tmp/fio-r.out || { cat /tmp/fio-r.out; die "fio failed otherwise"; }
+log "IO failed $((t1 - t0)) s after the cut"
+[ $((t1 - t0)) -ge 15 ] || die "IO failed before the loss timeout"
+[ $((t1 - t0)) -le $((25 * ${RNBD_TIMEOUT_SCALE:-1})) ] || die "IO failed too late"
+dmesg | grep -q 'flap: no connection for 15 s' || die "no loss timeout line in dmesg"
+if dd if=/dev/$dev of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; then
+	die "new IO succeeded after the loss timeout"
+fi
+expect_eq "unmap" "$(sysfs_write /sys/block/$dev/rnbd/unmap_device normal)" OK
+[ ! -e /sys/class/rtrs-client/flap ] || die "session flap left"
+mend
+dev=$(MAP_ADDR=10.10.0.1 map_dev flap2 /dev/vda) || die "map after the link came back"
+dd if=/dev/$dev of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null || die "IO after the new map"
+unmap_dev "$dev"
+unload_rnbd
+touch /sync/client-done
+G
+start_guest server --timeout 1100 --share "$sync" --disk "$img" --net "$(pair_net $p server)" "$sync/../server.sh"
+start_guest client --timeout 1100 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
+wait_pair client server
