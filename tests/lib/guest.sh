@@ -332,6 +332,19 @@ rxe_sent_pkts() {
 	cat "$RXE_CNT/sent_pkts"
 }
 
+# rxe_retrans: the rxe device's counters of packets sent again or refused
+# (retransmit timer, duplicate or out-of-sequence requests, sequence and
+# receiver-not-ready NAKs), one "name=value" each.  A loaded host can
+# delay an ACK past the retransmit timeout, and then a window of packets
+# holds more than the protocol sends.
+rxe_retrans() {
+	for c in completer_retry_err duplicate_request out_of_seq_request \
+		rcvd_seq_err rcvd_rnr_err send_rnr_err; do
+		[ -r "$RXE_CNT/$c" ] && printf '%s=%s ' "$c" "$(cat "$RXE_CNT/$c")"
+	done
+	echo
+}
+
 # rxe_opcode_probe: a kprobe on rxe_xmit_packet() that records the BTH
 # opcode of every packet the rxe device sends (with rxe loopback it also
 # receives each of them).  The offset of rxe_pkt_info.opcode is read from
