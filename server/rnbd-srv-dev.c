@@ -18,8 +18,15 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 
 #include "rnbd-srv.h"
+
+/* Devices open (or closed with bios still in flight), for module exit. */
+static atomic_t rnbd_srv_nr_devs = ATOMIC_INIT(0);
+
+static void rnbd_srv_dev_release_work(struct work_struct *work);
 
 /* Check the path of @msg; return it without its leading slashes. */
 static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
@@ -129,7 +136,7 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&dev->ref, 1);
-	init_completion(&dev->idle);
+	INIT_WORK(&dev->release_work, rnbd_srv_dev_release_work);
 	dev->mode = FMODE_READ;
 	if (msg->access_mode == RNBD_ACCESS_RW)
 		dev->mode |= FMODE_WRITE | FMODE_EXCL;
@@ -149,6 +156,7 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 			      GFP_KERNEL), -ENOMEM);
 	if (err)
 		goto put_bdev;
+	atomic_inc(&rnbd_srv_nr_devs);
 	mutex_unlock(&sess->lock);
 	return dev;
 
@@ -160,14 +168,37 @@ unlock:
 	return ERR_PTR(err);
 }
 
-/* Drop the open reference, wait for the bios in flight, close. */
-static void rnbd_srv_dev_destroy(struct rnbd_srv_dev *dev)
+/* Close the device: no bio of it is in flight. */
+static void rnbd_srv_dev_release(struct rnbd_srv_dev *dev)
 {
-	rnbd_srv_dev_put(dev);
-	wait_for_completion(&dev->idle);
 	blkdev_put(dev->bdev, dev->mode);
 	/* rnbd_srv_dev_get() may still look at it under RCU. */
 	kfree_rcu(dev, rcu);
+	if (atomic_dec_and_test(&rnbd_srv_nr_devs))
+		wake_up_var(&rnbd_srv_nr_devs);
+}
+
+/* The last bio of a device closed before it ended. */
+static void rnbd_srv_dev_release_work(struct work_struct *work)
+{
+	rnbd_srv_dev_release(container_of(work, struct rnbd_srv_dev,
+					  release_work));
+}
+
+/*
+ * Drop the open reference of a device no longer in its session's devs:
+ * closed now if it is idle, else by its last bio (a disk that hangs keeps
+ * its device open, not the caller waiting).
+ */
+static void rnbd_srv_dev_destroy(struct rnbd_srv_sess *sess,
+				 struct rnbd_srv_dev *dev)
+{
+	if (refcount_dec_and_test(&dev->ref)) {
+		rnbd_srv_dev_release(dev);
+		return;
+	}
+	pr_info("session %s: device %pg closed with IO in flight; released when it ends\n",
+		trs_srv_sess_name(sess->trs), dev->bdev);
 }
 
 /**
@@ -175,7 +206,7 @@ static void rnbd_srv_dev_destroy(struct rnbd_srv_dev *dev)
  * @sess: session
  * @id: dev_id from the open response
  *
- * Waits for the device's bios in flight.
+ * Does not wait for the device's bios in flight: the last one closes it.
  *
  * Context: process context, sleeps; takes sess->lock.
  * Return: 0, or -ENODEV if @sess has no device @id.
@@ -187,14 +218,14 @@ int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id)
 	mutex_lock(&sess->lock);
 	dev = xa_erase(&sess->devs, id);
 	if (dev)
-		rnbd_srv_dev_destroy(dev);
+		rnbd_srv_dev_destroy(sess, dev);
 	mutex_unlock(&sess->lock);
 	return dev ? 0 : -ENODEV;
 }
 
 /**
  * rnbd_srv_dev_close_all() - close every device of @sess
- * @sess: session going away; no request of it is in flight
+ * @sess: session going away; no request of it will arrive
  *
  * Context: process context, sleeps; takes sess->lock.
  */
@@ -206,9 +237,19 @@ void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess)
 	mutex_lock(&sess->lock);
 	xa_for_each(&sess->devs, id, dev) {
 		xa_erase(&sess->devs, id);
-		rnbd_srv_dev_destroy(dev);
+		rnbd_srv_dev_destroy(sess, dev);
 	}
 	mutex_unlock(&sess->lock);
+}
+
+/**
+ * rnbd_srv_dev_wait_all() - wait until every device is closed
+ *
+ * Context: process context, sleeps; after the last session closed.
+ */
+void rnbd_srv_dev_wait_all(void)
+{
+	wait_var_event(&rnbd_srv_nr_devs, !atomic_read(&rnbd_srv_nr_devs));
 }
 
 /**
@@ -241,7 +282,7 @@ struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id)
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev)
 {
 	if (refcount_dec_and_test(&dev->ref))
-		complete(&dev->idle);
+		queue_work(system_long_wq, &dev->release_work);
 }
 
 /**

@@ -37,8 +37,13 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 	u32 len = err ? 0 : io->read_len;
 
 	bio_put(bio);
-	trs_srv_resp(req, err, len);
+	/*
+	 * The device before the answer: a client that got every answer and
+	 * closes the device finds it idle, closed at once, free for its
+	 * next open.
+	 */
 	rnbd_srv_dev_put(dev);
+	trs_srv_resp(req, err, len);
 }
 
 /* The request flags of @msg, or -EINVAL if they do not fit its op. */

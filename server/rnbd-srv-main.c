@@ -165,8 +165,12 @@ exit_io:
 
 static void __exit rnbd_srv_exit(void)
 {
-	/* Closes every session; each closes its devices after their IO. */
+	/*
+	 * Closes every session and waits for their requests (so for every
+	 * bio), then for the devices the last bios close.
+	 */
 	trs_srv_close(rnbd_srv_ctx);
+	rnbd_srv_dev_wait_all();
 	rnbd_srv_io_exit();
 }
 

@@ -8,10 +8,10 @@
 #define RNBD_SRV_H
 
 #include <linux/blkdev.h>
-#include <linux/completion.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include <rnbd/fault-inject.h>
@@ -36,8 +36,8 @@ struct rnbd_srv_sess {
  *	has FMODE_WRITE
  * @mode: FMODE_* the device was opened with
  * @id: index in the session's devs, the dev_id of the protocol
- * @ref: one while open plus one per bio in flight
- * @idle: completed when @ref drops to zero
+ * @ref: one while open plus one per bio in flight; zero closes it
+ * @release_work: closes it when its last bio ended after the close
  * @rcu: frees the struct after IO lookups are done with it
  */
 struct rnbd_srv_dev {
@@ -45,7 +45,7 @@ struct rnbd_srv_dev {
 	fmode_t			mode;
 	u32			id;
 	refcount_t		ref;
-	struct completion	idle;
+	struct work_struct	release_work;
 	struct rcu_head		rcu;
 };
 
@@ -55,6 +55,7 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 				       const struct rnbd_msg_open *msg);
 int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess);
+void rnbd_srv_dev_wait_all(void);
 struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev);
 void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,

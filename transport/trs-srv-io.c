@@ -190,11 +190,6 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 		status = -EIO;
 	slot->rsp_imm = trs_imm_pack(TRS_IMM_RSP, slot->req.slot, -status);
 	slot->rsp_len = status ? 0 : len;
-	if (slot->rsp_len)
-		ib_dma_sync_single_for_device(sess->ibdev,
-					      sg_dma_address(&slot->sg) +
-					      TRS_HDR_AREA, slot->rsp_len,
-					      DMA_BIDIRECTIONAL);
 
 	/*
 	 * Transmit in this task (see trs_bh_off()) unless the reply carries
@@ -206,6 +201,15 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 	 */
 	bh_off = !slot->rsp_len && trs_bh_off();
 	spin_lock_irqsave(&conn->lock, flags);
+	/*
+	 * Only while the connection lives: a request that outlived its
+	 * session (a bio that hung) finds the RDMA device gone.
+	 */
+	if (slot->rsp_len && !conn->dead)
+		ib_dma_sync_single_for_device(sess->ibdev,
+					      sg_dma_address(&slot->sg) +
+					      TRS_HDR_AREA, slot->rsp_len,
+					      DMA_BIDIRECTIONAL);
 	if (!conn->dead && trs_srv_may_hold(conn, slot, status)) {
 		if (!conn->nr_held)
 			queue_work(conn->cq->comp_wq, &conn->flush_work);
@@ -306,8 +310,8 @@ void trs_srv_resp(struct trs_srv_req *req, int status, u32 len)
 		status = -EIO;
 	}
 	trs_srv_queue_rsp(slot, status, len);
-	if (atomic_dec_and_test(&sess->inflight))
-		complete(&sess->inflight_done);
+	/* may free the session (see trs_srv_sess_release()) */
+	percpu_ref_put(&sess->inflight);
 }
 EXPORT_SYMBOL_GPL(trs_srv_resp);
 
@@ -388,6 +392,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct trs_srv_conn *conn = cq->cq_context;
 	struct trs_srv_sess *sess = conn->sess;
 	struct trs_srv_slot *slot;
+	enum trs_srv_state state;
 	unsigned long flags;
 	void *priv = NULL;
 	u32 imm, idx;
@@ -427,24 +432,33 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		trs_srv_err_rl(sess, "conn %u: malformed request: imm %#x len %u\n",
 			       conn->idx, imm, wc->byte_len);
 	} else {
-		spin_lock_irqsave(&sess->lock, flags);
-		if (sess->state == TRS_SRV_OPEN) {
-			atomic_inc(&sess->inflight);
-			priv = sess->priv;
+		/*
+		 * A per-CPU reference, not a lock: each connection's CQ work
+		 * runs on its own CPU.  The state is read after the
+		 * reference is taken: the session was open then, unless it
+		 * is closing or not open yet.
+		 */
+		if (likely(percpu_ref_tryget_live(&sess->inflight))) {
+			/* pairs with trs_srv_open_work(): then @priv is set */
+			state = smp_load_acquire(&sess->state);
+			if (likely(state == TRS_SRV_OPEN))
+				priv = sess->priv;
+			else
+				percpu_ref_put(&sess->inflight);
 		} else {
-			err = sess->state == TRS_SRV_CLOSING ? -ESHUTDOWN :
-							       -ENOTCONN;
+			state = TRS_SRV_CLOSING;
 		}
-		spin_unlock_irqrestore(&sess->lock, flags);
 		/*
 		 * Closing: no answer.  The client gets the request back when
 		 * it loses the connection, and sends it again after its
 		 * reconnect; an error answer would fail it.
 		 */
-		if (err == -ESHUTDOWN) {
+		if (state == TRS_SRV_CLOSING) {
 			clear_bit_unlock(idx, sess->busy);
 			return;
 		}
+		if (state != TRS_SRV_OPEN)
+			err = -ENOTCONN;
 	}
 	if (err) {
 		trs_srv_queue_rsp(slot, err, 0);

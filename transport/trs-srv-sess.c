@@ -15,6 +15,7 @@
 #include <linux/bitmap.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <rdma/ib_cm.h>
 #include "trs-srv.h"
 
@@ -51,6 +52,12 @@ void trs_srv_sess_fail(struct trs_srv_sess *sess, const char *why)
 	if (!first)
 		return;
 	trs_srv_info(sess, "closing: %s\n", why);
+	/*
+	 * No request reaches the user any more.  The kill drops the initial
+	 * reference; the close work holds its own until it is done.
+	 */
+	percpu_ref_get(&sess->inflight);
+	percpu_ref_kill(&sess->inflight);
 	queue_work(trs_srv_wq, &sess->close_work);
 }
 
@@ -66,7 +73,7 @@ static int trs_srv_chunk_init(struct trs_srv_sess *sess,
 		return -ENOMEM;
 	sg_init_one(&slot->sg, slot->buf, sess->chunk_size);
 	if (ib_dma_map_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL) != 1)
-		goto free_buf;
+		return -ENOMEM;
 	slot->mr = TRS_FI(ib_alloc_mr(sess->pd, IB_MR_TYPE_MEM_REG,
 				      sess->chunk_size / TRS_MR_PAGE),
 			  ERR_PTR(-ENOMEM));
@@ -84,21 +91,19 @@ dereg_mr:
 	ib_dereg_mr(slot->mr);
 unmap:
 	ib_dma_unmap_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL);
-free_buf:
-	free_pages_exact(slot->buf, sess->chunk_size);
 	slot->mr = NULL;
-	slot->buf = NULL;
 	return err;
 }
 
-static void trs_srv_chunk_free(struct trs_srv_sess *sess,
-			       struct trs_srv_slot *slot)
+/* The RDMA side of a chunk; its memory stays for a request still in use. */
+static void trs_srv_chunk_unmap(struct trs_srv_sess *sess,
+				struct trs_srv_slot *slot)
 {
 	if (!slot->mr)
 		return;
 	ib_dereg_mr(slot->mr);
 	ib_dma_unmap_sg(sess->ibdev, &slot->sg, 1, DMA_BIDIRECTIONAL);
-	free_pages_exact(slot->buf, sess->chunk_size);
+	slot->mr = NULL;
 }
 
 /* PD, chunks, MRs and chunk table buffer; trs_srv_dev_free() undoes it. */
@@ -125,6 +130,7 @@ static int trs_srv_dev_init(struct trs_srv_sess *sess, struct ib_device *dev)
 		sess->table = NULL;
 		return -ENOMEM;
 	}
+	sess->table_mapped = true;
 	sess->busy = TRS_FI(bitmap_zalloc(qd, GFP_KERNEL), NULL);
 	sess->slots = TRS_FI(kvcalloc(qd, sizeof(*sess->slots), GFP_KERNEL),
 			     NULL);
@@ -146,35 +152,77 @@ static int trs_srv_dev_init(struct trs_srv_sess *sess, struct ib_device *dev)
 	return 0;
 }
 
-static void trs_srv_dev_free(struct trs_srv_sess *sess)
+/*
+ * Undo the RDMA side of trs_srv_dev_init(): MRs, DMA mappings, PD.  The
+ * memory stays: a request whose bio still runs may use its chunk.
+ */
+static void trs_srv_dev_unmap(struct trs_srv_sess *sess)
 {
 	u32 i;
 
-	if (sess->slots) {
+	if (sess->slots)
 		for (i = 0; i < sess->queue_depth; i++)
-			trs_srv_chunk_free(sess, &sess->slots[i]);
-		kvfree(sess->slots);
-		sess->slots = NULL;
-	}
-	if (sess->table) {
+			trs_srv_chunk_unmap(sess, &sess->slots[i]);
+	if (sess->table_mapped) {
 		ib_dma_unmap_single(sess->ibdev, sess->table_dma,
 				    sess->table_len, DMA_TO_DEVICE);
-		kfree(sess->table);
-		sess->table = NULL;
+		sess->table_mapped = false;
 	}
-	bitmap_free(sess->busy);
-	sess->busy = NULL;
 	if (sess->pd) {
 		ib_dealloc_pd(sess->pd);
 		sess->pd = NULL;
 	}
 }
 
+/* Free what trs_srv_dev_init() allocated, once nothing uses it. */
+static void trs_srv_dev_free(struct trs_srv_sess *sess)
+{
+	u32 i;
+
+	trs_srv_dev_unmap(sess);
+	if (sess->slots) {
+		for (i = 0; i < sess->queue_depth; i++)
+			if (sess->slots[i].buf)
+				free_pages_exact(sess->slots[i].buf,
+						 sess->chunk_size);
+		kvfree(sess->slots);
+	}
+	kfree(sess->table);
+	bitmap_free(sess->busy);
+}
+
 static void trs_srv_sess_free(struct trs_srv_sess *sess)
 {
+	struct trs_srv_ctx *ctx = sess->ctx;
+	u32 i;
+
 	trs_srv_dev_free(sess);
+	if (sess->conns)
+		for (i = 0; i < sess->conn_cnt; i++)
+			kfree(sess->conns[i]);
 	kfree(sess->conns);
+	percpu_ref_exit(&sess->inflight);
 	kfree(sess);
+	if (atomic_dec_and_test(&ctx->nr_sess))
+		wake_up_var(&ctx->nr_sess);
+}
+
+/* The last request of a closed session was answered (any context). */
+static void trs_srv_sess_release(struct percpu_ref *ref)
+{
+	struct trs_srv_sess *sess = container_of(ref, struct trs_srv_sess,
+						 inflight);
+
+	queue_work(trs_srv_wq, &sess->free_work);
+}
+
+static void trs_srv_free_work(struct work_struct *work)
+{
+	struct trs_srv_sess *sess = container_of(work, struct trs_srv_sess,
+						 free_work);
+
+	trs_srv_info(sess, "freed\n");
+	trs_srv_sess_free(sess);
 }
 
 static void trs_srv_open_work(struct work_struct *work)
@@ -192,8 +240,10 @@ static void trs_srv_open_work(struct work_struct *work)
 		sess->user_open = true;
 	}
 	opened = !err && sess->state == TRS_SRV_CONNECTING;
-	if (opened)
-		sess->state = TRS_SRV_OPEN;
+	if (opened) {
+		/* @priv before: pairs with trs_srv_recv_done() */
+		smp_store_release(&sess->state, TRS_SRV_OPEN);
+	}
 	spin_unlock_irq(&sess->lock);
 
 	if (err) {
@@ -241,10 +291,14 @@ static bool trs_srv_conn_established(struct trs_srv_conn *conn)
 
 /*
  * Tear a session down: stop all connections, drain them so that no
- * request can arrive and no reply is pending, wait until the user answered
- * every request it got, say goodbye to the user, then free everything in
- * reverse order of creation.  The PD goes before the CM ids so that the
- * CM's device removal, which waits for our CM ids, also finds it gone.
+ * request can arrive and no reply is pending, say goodbye to the user,
+ * then release every RDMA object in reverse order of creation.  The PD
+ * goes before the CM ids so that the CM's device removal, which waits for
+ * our CM ids, also finds it gone.  The user may still hold requests (a
+ * bio on a disk that hangs): their chunks' memory, the slots, connections
+ * and the session itself are freed when the last is answered.  So a hung
+ * disk keeps neither the RDMA device nor the client's next session
+ * waiting.
  */
 static void trs_srv_close_work(struct work_struct *work)
 {
@@ -273,8 +327,11 @@ static void trs_srv_close_work(struct work_struct *work)
 		if (sess->conns[i] && trs_srv_conn_established(sess->conns[i]))
 			ib_drain_qp(sess->conns[i]->cm_id->qp);
 
-	if (!atomic_dec_and_test(&sess->inflight))
-		wait_for_completion(&sess->inflight_done);
+	/*
+	 * Requests the user still has (a bio that hangs) are not waited
+	 * for: their answers go nowhere, and only the memory of their
+	 * chunks stays, until the last is answered (trs_srv_sess_release()).
+	 */
 	if (sess->user_open)
 		sess->ctx->ops->sess_close(sess, sess->priv);
 
@@ -282,22 +339,18 @@ static void trs_srv_close_work(struct work_struct *work)
 		if (!sess->conns[i])
 			continue;
 		/*
-		 * Every request is answered; replies held before the
-		 * connection died are dropped by the flush work, which may
-		 * still be pending: run it to the end.
+		 * Replies held before the connection died are dropped by the
+		 * flush work, which may still be pending: run it to the end.
 		 */
 		flush_work(&sess->conns[i]->flush_work);
 		trs_qp_destroy(sess->conns[i]->cm_id, sess->conns[i]->cq);
 	}
-	trs_srv_dev_free(sess);
-	for (i = 0; i < sess->conn_cnt; i++) {
-		if (!sess->conns[i])
-			continue;
-		rdma_destroy_id(sess->conns[i]->cm_id);
-		kfree(sess->conns[i]);
-	}
+	trs_srv_dev_unmap(sess);
+	for (i = 0; i < sess->conn_cnt; i++)
+		if (sess->conns[i])
+			rdma_destroy_id(sess->conns[i]->cm_id);
 	trs_srv_info(sess, "closed\n");
-	trs_srv_sess_free(sess);
+	percpu_ref_put(&sess->inflight);
 }
 
 static struct trs_srv_sess *trs_srv_find(const u8 *uuid)
@@ -360,10 +413,15 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	sess->chunk_size = chunk_size;
 	spin_lock_init(&sess->lock);
 	sess->state = TRS_SRV_CONNECTING;
-	atomic_set(&sess->inflight, 1);
-	init_completion(&sess->inflight_done);
+	if (TRS_FI(percpu_ref_init(&sess->inflight, trs_srv_sess_release, 0,
+				   GFP_KERNEL), -ENOMEM)) {
+		kfree(sess);
+		return ERR_PTR(-ENOMEM);
+	}
+	atomic_inc(&ctx->nr_sess);
 	INIT_WORK(&sess->open_work, trs_srv_open_work);
 	INIT_WORK(&sess->close_work, trs_srv_close_work);
+	INIT_WORK(&sess->free_work, trs_srv_free_work);
 	INIT_DELAYED_WORK(&sess->setup_work, trs_srv_setup_timeout);
 	sess->rsp = (struct trs_msg_conn_rsp) {
 		.magic		= cpu_to_le16(TRS_MAGIC),

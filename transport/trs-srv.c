@@ -8,6 +8,7 @@
 #include <linux/in6.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include "trs-srv.h"
 
 #define TRS_SRV_BACKLOG		64
@@ -148,9 +149,9 @@ EXPORT_SYMBOL_GPL(trs_srv_open);
  * trs_srv_close() - stop listening and close every session
  * @ctx: from trs_srv_open()
  *
- * Disconnects every session of @ctx, waits until the user answered all of
- * their requests and got sess_close() for each opened one.  Process
- * context, sleeps.
+ * Disconnects every session of @ctx and waits until each opened one got
+ * sess_close() and the user answered all of their requests (a request on
+ * a disk that hangs keeps this waiting).  Process context, sleeps.
  */
 void trs_srv_close(struct trs_srv_ctx *ctx)
 {
@@ -164,7 +165,7 @@ void trs_srv_close(struct trs_srv_ctx *ctx)
 		if (sess->ctx == ctx)
 			trs_srv_sess_fail(sess, "server shutdown");
 	mutex_unlock(&trs_srv_mutex);
-	flush_workqueue(trs_srv_wq);
+	wait_var_event(&ctx->nr_sess, !atomic_read(&ctx->nr_sess));
 	kfree(ctx);
 }
 EXPORT_SYMBOL_GPL(trs_srv_close);

@@ -15,6 +15,7 @@
 #define TRS_SRV_H
 
 #include <linux/completion.h>
+#include <linux/percpu-refcount.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
 #include <linux/workqueue.h>
@@ -37,11 +38,13 @@ enum trs_srv_cm_kind {
  * @kind: TRS_SRV_CM_LISTENER
  * @ops: user callbacks
  * @listen_id: wildcard listener
+ * @nr_sess: sessions of this listener not freed yet
  */
 struct trs_srv_ctx {
 	enum trs_srv_cm_kind	kind;
 	const struct trs_srv_ops *ops;
 	struct rdma_cm_id	*listen_id;
+	atomic_t		nr_sess;
 };
 
 /**
@@ -155,10 +158,12 @@ enum trs_srv_state {
  * @nr_established: connections established
  * @priv: the user's session pointer
  * @user_open: sess_open() succeeded, so sess_close() is owed
- * @inflight: 1 + requests handed to the user and not answered
- * @inflight_done: @inflight dropped to zero
+ * @inflight: one per request handed to the user and not answered, plus
+ *	the initial reference (the close work's from trs_srv_sess_fail()
+ *	on); per CPU until the session closes.  Zero frees the session.
  * @open_work: calls sess_open() and sends the chunk table
  * @close_work: tears the session down
+ * @free_work: frees it once @inflight is zero
  * @setup_work: handshake timeout
  * @hb: heartbeat timer: sends ours and checks the client's
  * @hb_cqe: completion of our heartbeat
@@ -169,7 +174,8 @@ enum trs_srv_state {
  * @busy: slots with a request not answered yet
  * @slots: one per chunk
  * @table: chunk table send buffer
- * @table_dma: its DMA address
+ * @table_dma: its DMA address, valid if @table_mapped
+ * @table_mapped: @table is DMA mapped
  * @table_len: its size
  * @table_cqe: completion of the chunk table SEND (and of REG_MR errors)
  * @conns: connections by index; set under trs_srv_mutex
@@ -191,10 +197,10 @@ struct trs_srv_sess {
 	void			*priv;
 	bool			user_open;
 
-	atomic_t		inflight;
-	struct completion	inflight_done;
+	struct percpu_ref	inflight;
 	struct work_struct	open_work;
 	struct work_struct	close_work;
+	struct work_struct	free_work;
 	struct delayed_work	setup_work;
 	struct trs_hb		hb;
 	struct ib_cqe		hb_cqe;
@@ -207,6 +213,7 @@ struct trs_srv_sess {
 	struct trs_srv_slot	*slots;
 	struct trs_msg_chunks	*table;
 	u64			table_dma;
+	bool			table_mapped;
 	size_t			table_len;
 	struct ib_cqe		table_cqe;
 	struct trs_srv_conn	**conns;

@@ -157,8 +157,10 @@ struct trs_srv_req {
  * @sess_open: a session finished its handshake; set *priv for the other
  *	callbacks.  Return 0 or a negative errno to refuse the session.
  *	Process context.
- * @sess_close: the session is gone; no request of it is in flight and
- *	none will arrive.  Process context.
+ * @sess_close: the session is gone; no request will arrive.  Requests
+ *	the user still holds (a bio that hangs) must still be answered with
+ *	trs_srv_resp(), which then only frees them: the session's memory
+ *	lives until the last one is.  Process context.
  * @request: a request arrived; the user must answer it exactly once
  *	with trs_srv_resp(), from any context.  Process context.
  */
