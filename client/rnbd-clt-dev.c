@@ -18,6 +18,8 @@
 #include "rnbd-clt.h"
 
 #define RNBD_CLT_MAX_DEVS	(1 << (MINORBITS - RNBD_CLT_PART_BITS))
+/* How long a force unmap waits for the server's answers to its requests. */
+#define RNBD_CLT_FORCE_GRACE	(5 * HZ)
 /* Largest discard or write-zeroes: rnbd_msg_io.len is 32 bits of bytes. */
 #define RNBD_CLT_MAX_LEN_SECTORS \
 	round_down(U32_MAX >> SECTOR_SHIFT, PAGE_SIZE >> SECTOR_SHIFT)
@@ -579,6 +581,28 @@ free_dev:
 	return err;
 }
 
+/*
+ * Force unmap: requests the server has not answered within
+ * RNBD_CLT_FORCE_GRACE (its disk hangs, or it died and the heartbeats
+ * have not told yet) are taken back by reconnecting the session.  They
+ * then fail (the device is unmapping); the other devices' requests are
+ * held for the reconnect and sent again, not failed.
+ */
+static void rnbd_clt_take_back(struct rnbd_clt_dev *dev)
+{
+	struct request_queue *q = dev->disk->queue;
+
+	blk_freeze_queue_start(q);
+	if (!blk_mq_freeze_queue_wait_timeout(q, RNBD_CLT_FORCE_GRACE) &&
+	    trs_clt_connected(dev->sess->trs)) {
+		pr_warn("%s: unmap_device force: requests unanswered after %u s; reconnecting session %s to take them back\n",
+			dev->disk->disk_name, RNBD_CLT_FORCE_GRACE / HZ,
+			dev->sess->name);
+		trs_clt_recover(dev->sess->trs, -ETIMEDOUT);
+	}
+	blk_mq_unfreeze_queue(q);
+}
+
 /**
  * rnbd_clt_unmap_device() - remove /dev/rnbdN and close it on the server
  * @dev: mapped device; freed on success
@@ -586,7 +610,9 @@ free_dev:
  * @self: the sysfs attribute whose store calls this, or NULL
  *
  * Requests in flight complete when the transport answers or drains them;
- * new ones fail.  With @self, the attribute removes itself first so that
+ * new ones fail.  With @force, requests still in flight after
+ * RNBD_CLT_FORCE_GRACE are taken back by a reconnect of the session.
+ * With @self, the attribute removes itself first so that
  * removing its directory does not wait for the running store.
  *
  * Context: process context, sleeps.
@@ -604,13 +630,16 @@ int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
 	if (err)
 		return err;
 	strscpy(name, dev->disk->disk_name, sizeof(name));
-	if (force)
+	if (force) {
 		blk_mark_disk_dead(dev->disk);
+		rnbd_clt_take_back(dev);
+	}
 	rnbd_clt_dev_sysfs_remove(dev, self);
 	/* Waits for the requests in flight: CLOSE goes after the last IO. */
 	rnbd_clt_disk_del(dev);
+	/* unless a reconnect (a force unmap's, say) made the server forget it */
 	if (was_mapped)
-		rnbd_clt_send_close(dev, dev->dev_id);
+		rnbd_clt_dev_close_remote(dev);
 	rnbd_clt_dev_unlink(dev);
 	rnbd_clt_dev_free(dev);
 	pr_info("%s: unmapped%s\n", name, force ? " (force)" : "");

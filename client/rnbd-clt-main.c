@@ -87,8 +87,10 @@ static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
 
 /*
  * Send @adm on a reserved tag and wait for the answer, at most
- * RNBD_CLT_ADMIN_TIMEOUT.  On timeout the request stays with the transport,
- * which answers or drains it later; only the waiting stops.
+ * RNBD_CLT_ADMIN_TIMEOUT.  On timeout the session reconnects: the
+ * transport hands the request back (its reserved tag is free again) and
+ * the server forgets what it did for it, so a late answer cannot arrive
+ * and a late OPEN leaves nothing open.
  */
 static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 			       struct rnbd_clt_admin *adm, bool with_rsp)
@@ -122,8 +124,13 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 	rq->end_io_data = adm;
 	blk_execute_rq_nowait(rq, false);
 
-	if (!wait_for_completion_timeout(&adm->done, RNBD_CLT_ADMIN_TIMEOUT))
+	if (!wait_for_completion_timeout(&adm->done, RNBD_CLT_ADMIN_TIMEOUT)) {
+		pr_warn("session %s: no answer to %s for %u s; reconnecting\n",
+			sess->name, with_rsp ? "OPEN" : "CLOSE",
+			RNBD_CLT_ADMIN_TIMEOUT / HZ);
+		trs_clt_recover(sess->trs, -ETIMEDOUT);
 		return -ETIMEDOUT;
+	}
 	return adm->status;
 }
 

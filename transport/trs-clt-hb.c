@@ -33,11 +33,40 @@ static void trs_clt_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
+/*
+ * A request unanswered for io_timeout_sec: the server is alive (it sends
+ * heartbeats) but does not answer, say because its disk hangs.  The
+ * path reconnects, which hands the request back to the user, and the
+ * server drops what it had.  A read without the lock: a slot taken again
+ * meanwhile only shows a later start.
+ */
+static bool trs_clt_io_check(struct trs_clt_path *path)
+{
+	unsigned long tmo = READ_ONCE(path->sess->io_timeout_sec) * HZ;
+	struct trs_clt_slot *slot;
+	u32 i;
+
+	for (i = 0; i < path->queue_depth; i++) {
+		slot = &path->slots[i];
+		/* pairs with trs_clt_request(): @start is of @io or later */
+		if (smp_load_acquire(&slot->io) &&
+		    time_after(jiffies, READ_ONCE(slot->start) + tmo)) {
+			trs_clt_err(path->sess, "request on slot %u unanswered for %lu s; reconnecting\n",
+				    i, tmo / HZ);
+			return false;
+		}
+	}
+	return true;
+}
+
 static int trs_clt_hb_send(struct trs_hb *hb)
 {
 	struct trs_clt_path *path = container_of(hb, struct trs_clt_path, hb);
 	struct trs_clt_conn *conn = &path->conns[0];
 	int err = 0;
+
+	if (!trs_clt_io_check(path))
+		return -ETIMEDOUT;
 
 	spin_lock_irq(&conn->lock);
 	if (!conn->dead && !path->hb_busy) {
@@ -53,7 +82,8 @@ static void trs_clt_hb_lost(struct trs_hb *hb, unsigned int sec)
 	struct trs_clt_path *path = container_of(hb, struct trs_clt_path, hb);
 
 	if (!sec) {
-		trs_clt_fail(path, -EIO);
+		/* a request timed out, or the heartbeat was not posted */
+		trs_clt_fail(path, -ETIMEDOUT);
 		return;
 	}
 	trs_clt_err(path->sess, "no heartbeat from the server for %u s\n", sec);

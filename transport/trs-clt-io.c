@@ -431,7 +431,9 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		reg.wr.next = first;
 		first = &inv;
 	}
-	slot->io = io;
+	slot->start = jiffies;
+	/* pairs with trs_clt_io_check() */
+	smp_store_release(&slot->io, io);
 	slot->conn = conn;
 	slot->flags = 0;
 	if (reg.mr) {

@@ -263,6 +263,7 @@ static ssize_t trs_clt_sec_store(struct device *dev,
 static struct trs_clt_sec_attr trs_clt_sec_attrs[] = {
 	TRS_CLT_SEC_ATTR(reconnect_delay_sec, 1),
 	TRS_CLT_SEC_ATTR(loss_timeout_sec, 1),
+	TRS_CLT_SEC_ATTR(io_timeout_sec, 1),
 };
 
 static ssize_t max_reconnect_attempts_show(struct device *dev,
@@ -295,6 +296,7 @@ static DEVICE_ATTR_RW(max_reconnect_attempts);
 static struct attribute *trs_clt_sess_attrs[] = {
 	&trs_clt_sec_attrs[0].attr.attr,
 	&trs_clt_sec_attrs[1].attr.attr,
+	&trs_clt_sec_attrs[2].attr.attr,
 	&dev_attr_max_reconnect_attempts.attr,
 	NULL,
 };

@@ -167,6 +167,7 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 	sess->reconnect_delay_sec = TRS_CLT_RECONNECT_DELAY_SEC;
 	sess->max_reconnect_attempts = -1;
 	sess->loss_timeout_sec = TRS_CLT_LOSS_TIMEOUT_SEC;
+	sess->io_timeout_sec = TRS_CLT_IO_TIMEOUT_SEC;
 
 	mutex_lock(&trs_clt_mutex);
 	err = trs_clt_find(name) ? -EEXIST : 0;

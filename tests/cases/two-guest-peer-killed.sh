@@ -100,16 +100,6 @@ unmap_dev "$dev"
 unload_rnbd
 touch /sync/client2-done
 G
-# wait_alive FILE SECONDS GUEST: wait for FILE while GUEST runs.
-wait_alive() {
-	local i=0
-	while [ ! -e "$1" ]; do
-		kill -0 "${GUEST_PID[$3]}" 2>/dev/null || return 1
-		i=$((i + 1))
-		[ $i -le $(($2 * 2)) ] || return 1
-		sleep 0.5
-	done
-}
 start_guest server1 --timeout 600 --share "$sync" --disk "$img" --net "$srvnet" "$sync/../server1.sh"
 start_guest client1 --timeout 1300 --share "$sync" --net "$clinet" "$sync/../client1.sh"
 wait_alive "$sync/client1-io" 600 client1 || { guest_log client1; guest_log server1; die "phase 1"; }

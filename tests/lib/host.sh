@@ -49,6 +49,32 @@ kill_guest() {
 	unset "GUEST_PID[$1]"
 }
 
+# guest_monitor NAME COMMAND: a QEMU monitor command to a running guest
+# ("stop" pauses it, clock included, "cont" resumes it).
+guest_monitor() {
+	python3 - "${GUEST_JOB[$1]}/monitor.sock" "$2" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(10)
+s.recv(4096)
+s.sendall(sys.argv[2].encode() + b"\n")
+time.sleep(0.5)
+s.close()
+PY
+}
+
+# wait_alive FILE SECONDS GUEST: wait for FILE while GUEST runs.
+wait_alive() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		kill -0 "${GUEST_PID[$3]}" 2>/dev/null || return 1
+		i=$((i + 1))
+		[ $i -le $(($2 * 2)) ] || return 1
+		sleep 0.5
+	done
+}
+
 # wait_file FILE TIMEOUT: wait for a guest to create FILE.
 wait_file() {
 	local i=0
