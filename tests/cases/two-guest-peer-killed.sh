@@ -4,8 +4,9 @@
 #       holds the IO, reconnects, opens the device again and fio ends with
 #       0 errors and every block verified, on the same /dev/rnbdN; (2) the
 #       client guest is then killed while mapped rw: the server notices
-#       the missing heartbeats and frees the session within 15 s, and a
-#       freshly booted client maps the same device rw again
+#       the missing heartbeats and frees the session within 15 s (RDMA
+#       objects gone, MemAvailable back), and a freshly booted client maps
+#       the same device rw again
 # boot: host
 # timeout: 1500
 . "$REPO/tests/lib/host.sh"
@@ -37,7 +38,10 @@ base=$(rdma_res_counts | awk '{
 }')
 load_rnbd_server
 touch /sync/server2-ready
-# (2) the client guest is killed while it has /dev/vda open rw
+# (2) the client guest is killed while it has /dev/vda open rw; the
+# session pins its chunks (queue_depth x (4 KiB + max_io_size))
+wait_sync /sync/client1-mapped 900
+mem_held=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
 wait_sync /sync/client1-killed 900
 t0=$(date +%s)
 i=0
@@ -55,6 +59,11 @@ log "dead client's session freed after $((t1 - t0)) s"
 dmesg | grep -Eq 'no heartbeat from the client for 10 s|closing: heartbeat not sent' ||
 	die "no dmesg line about the dead client"
 expect_eq "RDMA resources after the dead client's session" "$(rdma_res_counts)" "$base"
+# its memory is back: at least 12 MiB of the 16.5 MiB of chunks
+mem_freed=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+log "MemAvailable: $mem_held kB with the session, $mem_freed kB after"
+[ $((mem_freed - mem_held)) -ge 12288 ] ||
+	die "MemAvailable grew by $((mem_freed - mem_held)) kB only when the session was freed"
 touch /sync/server2-freed
 wait_sync /sync/client2-done 600
 unload_rnbd
