@@ -58,7 +58,11 @@ for d in $devA $devB; do
 done
 
 # (2) ext4 through a kill and reboot of the server: a writer syncs each
-# file and only then records its checksum
+# file and only then records its checksum.  jbd2 and the writer's sync
+# wait in D state until the server is back, by design; on a loaded host
+# the reboot can take longer than this guest's 60 s hung-task timeout
+# (which panics), so give it 300 s here.
+echo 300 >/proc/sys/kernel/hung_task_timeout_secs
 mount /dev/$devB /mnt/b || die "mount"
 : >/tmp/sums
 (

@@ -58,6 +58,14 @@ teardown_rxe() {
 }
 
 # Count the RDMA resources (pd, cq, qp, mr, cm_id) currently allocated.
+# free_kb: free memory in kB, counting the pages on the per-CPU free lists
+# (MemFree and MemAvailable do not: tens of MiB freed can wait there).
+free_kb() {
+	awk '/^MemFree:/ { print $2 }' /proc/meminfo |
+		awk -v pcp="$(awk '/ count:/ { s += $2 } END { print s * 4 }' /proc/zoneinfo)" \
+			'{ print $1 + pcp }'
+}
+
 rdma_res_counts() {
 	for r in pd cq qp mr cm_id; do
 		printf '%s=%s ' "$r" "$(rdma resource show "$r" 2>/dev/null | grep -c .)"
