@@ -29,6 +29,7 @@ OPCODES = {
 }
 # Opcodes that start a message (a SEND, a WRITE or a READ request).
 MSG_START = {0x00, 0x04, 0x05, 0x06, 0x0a, 0x0b, 0x0c, 0x17}
+HEARTBEAT = 0x05
 READ_REQ = 0x0c
 
 
@@ -207,8 +208,13 @@ def wire(out):
         if ops is not None:
             ent["opcodes_per_io"] = {OPCODES.get(k, hex(k)): v / ios
                                      for k, v in sorted(ops.items())}
+            # Heartbeats (zero-length SEND_ONLY_IMM, once a second each
+            # way while an rnbd session is up, whatever the target) are
+            # idle traffic; neither data path sends SEND_ONLY_IMM.
+            ent["heartbeats_per_io"] = ops.get(HEARTBEAT, 0) / ios
             ent["messages_per_io"] = sum(v for k, v in ops.items()
-                                         if k in MSG_START) / ios
+                                         if k in MSG_START and
+                                         k != HEARTBEAT) / ios
             ent["rdma_reads_per_io"] = ops.get(READ_REQ, 0) / ios
             ent["hist_total_matches_counter"] = sum(ops.values()) == c["sent"]
         res.setdefault(tgt, {})[kind] = ent
