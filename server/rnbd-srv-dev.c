@@ -18,13 +18,15 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "rnbd-srv.h"
 
-/* Devices open (or closed with bios still in flight), for module exit. */
-static atomic_t rnbd_srv_nr_devs = ATOMIC_INIT(0);
+/*
+ * Runs the close of a device whose last bio ended after its CLOSE; module
+ * exit drains it, so no such work runs in our text after the unload.
+ */
+static struct workqueue_struct *rnbd_srv_release_wq;
 
 static void rnbd_srv_dev_release_work(struct work_struct *work);
 
@@ -156,7 +158,6 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 			      GFP_KERNEL), -ENOMEM);
 	if (err)
 		goto put_bdev;
-	atomic_inc(&rnbd_srv_nr_devs);
 	mutex_unlock(&sess->lock);
 	return dev;
 
@@ -174,8 +175,6 @@ static void rnbd_srv_dev_release(struct rnbd_srv_dev *dev)
 	blkdev_put(dev->bdev, dev->mode);
 	/* rnbd_srv_dev_get() may still look at it under RCU. */
 	kfree_rcu(dev, rcu);
-	if (atomic_dec_and_test(&rnbd_srv_nr_devs))
-		wake_up_var(&rnbd_srv_nr_devs);
 }
 
 /* The last bio of a device closed before it ended. */
@@ -243,13 +242,26 @@ void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess)
 }
 
 /**
- * rnbd_srv_dev_wait_all() - wait until every device is closed
+ * rnbd_srv_dev_init() - create the workqueue closing devices after IO
  *
- * Context: process context, sleeps; after the last session closed.
+ * Return: 0 or -ENOMEM.
  */
-void rnbd_srv_dev_wait_all(void)
+int rnbd_srv_dev_init(void)
 {
-	wait_var_event(&rnbd_srv_nr_devs, !atomic_read(&rnbd_srv_nr_devs));
+	rnbd_srv_release_wq = alloc_workqueue("rnbd_srv_release", 0, 0);
+	return rnbd_srv_release_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * rnbd_srv_dev_exit() - close the devices whose last bio ended, and free
+ *	the workqueue
+ *
+ * Context: process context, sleeps; after trs_srv_close(), so every bio
+ * has ended and queued its device's close.
+ */
+void rnbd_srv_dev_exit(void)
+{
+	destroy_workqueue(rnbd_srv_release_wq);
 }
 
 /**
@@ -282,7 +294,7 @@ struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id)
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev)
 {
 	if (refcount_dec_and_test(&dev->ref))
-		queue_work(system_long_wq, &dev->release_work);
+		queue_work(rnbd_srv_release_wq, &dev->release_work);
 }
 
 /**

@@ -148,16 +148,21 @@ static int __init rnbd_srv_init(void)
 	err = rnbd_srv_io_init();
 	if (err)
 		return err;
+	err = rnbd_srv_dev_init();
+	if (err)
+		goto exit_io;
 	rnbd_srv_ctx = trs_srv_open(&rnbd_srv_ops, rnbd_srv_port_nr);
 	if (IS_ERR(rnbd_srv_ctx)) {
 		err = PTR_ERR(rnbd_srv_ctx);
 		pr_err("listening on port %u failed: %d\n", rnbd_srv_port_nr, err);
-		goto exit_io;
+		goto exit_dev;
 	}
 	pr_info("listening on port %u, dev_search_path %s\n",
 		rnbd_srv_port_nr, rnbd_srv_search_path);
 	return 0;
 
+exit_dev:
+	rnbd_srv_dev_exit();
 exit_io:
 	rnbd_srv_io_exit();
 	return err;
@@ -170,7 +175,7 @@ static void __exit rnbd_srv_exit(void)
 	 * bio), then for the devices the last bios close.
 	 */
 	trs_srv_close(rnbd_srv_ctx);
-	rnbd_srv_dev_wait_all();
+	rnbd_srv_dev_exit();
 	rnbd_srv_io_exit();
 }
 

@@ -55,7 +55,8 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 				       const struct rnbd_msg_open *msg);
 int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess);
-void rnbd_srv_dev_wait_all(void);
+int rnbd_srv_dev_init(void);
+void rnbd_srv_dev_exit(void);
 struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev);
 void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
