@@ -113,6 +113,11 @@ guest_log() {
 	cat "${GUEST_JOB[$1]}/test.log" 2>/dev/null
 	echo "--- $1: guest-run"
 	cat "$CASE_RESULTS/$1.out" 2>/dev/null
+	[ "$(cat "${GUEST_JOB[$1]}/rc" 2>/dev/null)" != 0 ] || return 0
+	# a guest that failed: its last kernel lines say why (CI keeps no files)
+	echo "--- $1: kernel log (rnbd, transport, RDMA, block errors; last 40)"
+	grep -aE 'rnbd|trs|rdma|rxe|I/O error|rnbd-test' \
+		"${GUEST_JOB[$1]}/console.log" 2>/dev/null | tail -n 40
 }
 
 cleanup_guests() {
