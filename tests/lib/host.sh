@@ -97,11 +97,18 @@ pair_net() {
 }
 
 # wait_pair CLIENT SERVER: wait for both guests, print their logs, and die
-# if either ended with a non-zero status.
+# if either ended with a non-zero status.  A client that failed never
+# signals its server, which would wait out its timeout: it is ended.
 wait_pair() {
 	local crc=0 src=0
 	wait_guest "$1" || crc=$?
-	wait_guest "$2" || src=$?
+	if [ "$crc" != 0 ]; then
+		kill_guest "$2"
+		echo "(the $2 guest was ended: its client failed)" \
+			>>"$CASE_RESULTS/$2.out"
+	else
+		wait_guest "$2" || src=$?
+	fi
 	guest_log "$1"
 	guest_log "$2"
 	[ "$crc" = 0 ] || die "$1 guest status $crc"
