@@ -9,7 +9,8 @@
  * the server sends on connection 0 once all connections are established
  * and its user accepted the session.  Each step waits at most
  * TRS_CONNECT_TIMEOUT_MS (plus a margin so the CM's own timeout of the step
- * normally fires first).  trs_clt_path_teardown() undoes it in reverse
+ * normally fires first); address resolution is tried again every
+ * TRS_ADDR_TRY_MS within that bound.  trs_clt_path_teardown() undoes it in reverse
  * order of creation, from any intermediate state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -153,7 +154,8 @@ static int trs_clt_cm_handler(struct rdma_cm_id *cm_id,
 		return 0;
 	}
 	trs_clt_step_end(conn, err, established);
-	if (err)
+	/* the resolution may try again: its step alone hears of it */
+	if (err && ev->event != RDMA_CM_EVENT_ADDR_ERROR)
 		trs_clt_fail(conn->path, err);
 	return 0;
 }
@@ -239,6 +241,7 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 {
 	struct trs_clt_path *path = conn->path;
 	struct rdma_cm_id *cm_id;
+	unsigned long end;
 	int err;
 
 	cm_id = TRS_FI(rdma_create_id(&init_net, trs_clt_cm_handler, conn,
@@ -251,11 +254,23 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 	conn->dead = false;
 	spin_unlock_irq(&conn->lock);
 
-	trs_clt_step_begin(conn, "address resolution");
-	err = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&path->dst,
-				TRS_CONNECT_TIMEOUT_MS);
-	if (!err)
-		err = trs_clt_step_wait(conn);
+	/*
+	 * rdma_cm looks at the neighbour entry again only when one becomes
+	 * valid or when the request times out: a request that found the
+	 * entry still probing, just before its last probe failed (a link
+	 * that was silent and is back), would wait the whole timeout for an
+	 * answer nobody asks for.  So resolve in short tries, each of which
+	 * probes the neighbour anew, within the step's bound.
+	 */
+	end = jiffies + msecs_to_jiffies(TRS_CONNECT_TIMEOUT_MS);
+	do {
+		trs_clt_step_begin(conn, "address resolution");
+		err = rdma_resolve_addr(cm_id, NULL,
+					(struct sockaddr *)&path->dst,
+					TRS_ADDR_TRY_MS);
+		if (!err)
+			err = trs_clt_step_wait(conn);
+	} while (err == -ETIMEDOUT && time_before(jiffies, end));
 	if (err)
 		return err;
 

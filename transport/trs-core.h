@@ -19,6 +19,8 @@
 
 /* Each connect step (address, route, connect, chunk table) is bounded. */
 #define TRS_CONNECT_TIMEOUT_MS	10000
+/* One try of address resolution (ARP probes one neighbour for 3 s). */
+#define TRS_ADDR_TRY_MS		2000
 
 /* FRWR page size; the client block driver sets a matching virt boundary. */
 #define TRS_MR_PAGE		SZ_4K

@@ -3,7 +3,9 @@
 #       (1) for 10 s under fio write+verify: IO is held and resumes, 0
 #       errors; (2) for longer than the session's loss_timeout_sec (15 s):
 #       IO fails with EIO 15-25 s after the cut, a normal unmap then works,
-#       and once the link is back a new map works.  (A link set down
+#       and once the link is back a new map works; (3) a map started while
+#       the link is silent, whose only ARP probe is lost, connects within
+#       10 s once the link is back.  (A link set down
 #       instead would take soft-RoCE's port down, and a DREQ sent on the
 #       down port seems to leave rxe's CM unusable until it is reloaded.)
 # boot: host
@@ -75,6 +77,35 @@ expect_eq "unmap" "$(sysfs_write /sys/block/$dev/rnbd/unmap_device normal)" OK
 mend
 dev=$(MAP_ADDR=10.10.0.1 map_dev flap2 /dev/vda) || die "map after the link came back"
 dd if=/dev/$dev of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null || die "IO after the new map"
+unmap_dev "$dev"
+# (3) a map started while the link is still silent, whose one ARP probe
+# is lost: the link comes back while the neighbour entry waits out its
+# probe, which then fails with no event that rdma_cm would hear.
+sysctl -qw net.ipv4.neigh.eth0.mcast_solicit=1 \
+	net.ipv4.neigh.eth0.retrans_time_ms=3000 || die "neighbour sysctls"
+cut
+ip neigh flush dev eth0
+kmsg "map while the link is silent"
+t0=$(date +%s)
+(MAP_ADDR=10.10.0.1 map_dev flap3 /dev/vda >/tmp/map3.out 2>&1
+ echo $? >/tmp/map3.rc) &
+i=0
+until ip neigh show 10.10.0.1 dev eth0 | grep -q INCOMPLETE; do
+	i=$((i + 1)); [ $i -lt 100 ] || die "no ARP probe for the map"; sleep 0.05
+done
+sleep 1
+mend
+kmsg "link back"
+i=0
+until [ -s /tmp/map3.rc ]; do
+	i=$((i + 1)); [ $i -lt $((300 * ${RNBD_TIMEOUT_SCALE:-1})) ] || die "map still waiting 30 s later"
+	sleep 0.1
+done
+expect_eq "map while the link came back" "$(cat /tmp/map3.rc)" 0
+log "map across the lost probe: $(($(date +%s) - t0)) s"
+[ $(($(date +%s) - t0)) -le 10 ] || die "the map took longer than the connect step's 10 s"
+dev=$(cat /tmp/map3.out)
+dd if=/dev/$dev of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null || die "IO after the map"
 unmap_dev "$dev"
 unload_rnbd
 touch /sync/client-done
