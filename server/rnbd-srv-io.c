@@ -3,6 +3,12 @@
  * rnbd server: block IO.  Each RNBD_MSG_IO becomes one bio submitted
  * straight from the transport chunk (physically contiguous, one multi-page
  * bvec, no copy); the bio's completion answers the request.
+ *
+ * Bios are submitted from the connection's completion work, which must not
+ * sleep on one device: with REQ_NOWAIT a device out of tags (or frozen, or
+ * a suspended dm device) ends the bio with BLK_STS_AGAIN at once, and the
+ * bio is submitted again, allowed to wait, from rnbd_srv_submit_wq.  The
+ * connection goes on serving the session's other devices and heartbeats.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,16 +23,55 @@
  * @req: the request to answer
  * @dev: device, referenced until the answer
  * @read_len: bytes to return on success
+ * @opf: the bio's op and flags
+ * @retry_work: submits the bio again without REQ_NOWAIT
  * @bio: the bio; the bioset's front_pad holds the fields above
  */
 struct rnbd_srv_io {
 	struct trs_srv_req	*req;
 	struct rnbd_srv_dev	*dev;
 	u32			read_len;
+	blk_opf_t		opf;
+	struct work_struct	retry_work;
 	struct bio		bio;
 };
 
 static struct bio_set rnbd_srv_bio_set;
+/* Submits the bios a device refused without waiting; may block. */
+static struct workqueue_struct *rnbd_srv_submit_wq;
+
+static void rnbd_srv_bio_end_io(struct bio *bio);
+
+/* Point @io's bio at its request's sectors and data. */
+static void rnbd_srv_io_fill(struct rnbd_srv_io *io)
+{
+	const struct rnbd_msg_io *msg = io->req->usr_hdr;
+	struct trs_srv_req *req = io->req;
+	struct bio *bio = &io->bio;
+	u32 len = le32_to_cpu(msg->len);
+
+	bio->bi_end_io = rnbd_srv_bio_end_io;
+	bio->bi_ioprio = le16_to_cpu(msg->prio);
+	if (msg->op != RNBD_OP_FLUSH)
+		bio->bi_iter.bi_sector = le64_to_cpu(msg->sector);
+	if (req->dir == DMA_NONE)
+		bio->bi_iter.bi_size = len;
+	else
+		__bio_add_page(bio, virt_to_page(req->data), len,
+			       offset_in_page(req->data));
+}
+
+/* The device could not take the bio without waiting: here it may wait. */
+static void rnbd_srv_io_retry_work(struct work_struct *work)
+{
+	struct rnbd_srv_io *io = container_of(work, struct rnbd_srv_io,
+					      retry_work);
+
+	io->opf &= ~REQ_NOWAIT;
+	bio_reset(&io->bio, io->dev->bdev, io->opf);
+	rnbd_srv_io_fill(io);
+	submit_bio(&io->bio);
+}
 
 static void rnbd_srv_bio_end_io(struct bio *bio)
 {
@@ -36,6 +81,12 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 	struct rnbd_srv_dev *dev = io->dev;
 	u32 len = err ? 0 : io->read_len;
 
+	if (unlikely(bio->bi_status == BLK_STS_AGAIN &&
+		     (io->opf & REQ_NOWAIT))) {
+		INIT_WORK(&io->retry_work, rnbd_srv_io_retry_work);
+		queue_work(rnbd_srv_submit_wq, &io->retry_work);
+		return;
+	}
 	bio_put(bio);
 	/*
 	 * The device before the answer: a client that got every answer and
@@ -139,7 +190,6 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	struct rnbd_srv_io *io;
 	struct bio *bio;
 	blk_opf_t opf;
-	u32 len;
 	int err;
 
 	if (req->usr_len != sizeof(*msg))
@@ -153,41 +203,53 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 		return err;
 	}
 
-	len = le32_to_cpu(msg->len);
+	if (bdev_nowait(dev->bdev))
+		opf |= REQ_NOWAIT;
 	bio = bio_alloc_bioset(dev->bdev, req->dir == DMA_NONE ? 0 : 1, opf,
 			       GFP_NOIO, &rnbd_srv_bio_set);
 	io = container_of(bio, struct rnbd_srv_io, bio);
 	io->req = req;
 	io->dev = dev;
-	io->read_len = msg->op == RNBD_OP_READ ? len : 0;
-	bio->bi_end_io = rnbd_srv_bio_end_io;
-	bio->bi_ioprio = le16_to_cpu(msg->prio);
-	if (msg->op != RNBD_OP_FLUSH)
-		bio->bi_iter.bi_sector = le64_to_cpu(msg->sector);
-	if (req->dir == DMA_NONE)
-		bio->bi_iter.bi_size = len;
-	else
-		__bio_add_page(bio, virt_to_page(req->data), len,
-			       offset_in_page(req->data));
+	io->read_len = msg->op == RNBD_OP_READ ? le32_to_cpu(msg->len) : 0;
+	io->opf = opf;
+	rnbd_srv_io_fill(io);
 	submit_bio(bio);
 	return 0;
 }
 
 /**
- * rnbd_srv_io_init() - create the bio set of the IO path
+ * rnbd_srv_io_init() - create the bio set and the workqueue of the IO path
  *
  * Return: 0 or a negative errno.
  */
 int rnbd_srv_io_init(void)
 {
-	return bioset_init(&rnbd_srv_bio_set, BIO_POOL_SIZE,
-			   offsetof(struct rnbd_srv_io, bio), BIOSET_NEED_BVECS);
+	int err;
+
+	/* it submits IO: it must make progress under memory pressure */
+	rnbd_srv_submit_wq = alloc_workqueue("rnbd_srv_submit",
+					     WQ_MEM_RECLAIM, 0);
+	if (!rnbd_srv_submit_wq)
+		return -ENOMEM;
+	err = bioset_init(&rnbd_srv_bio_set, BIO_POOL_SIZE,
+			  offsetof(struct rnbd_srv_io, bio), BIOSET_NEED_BVECS);
+	if (err)
+		goto destroy_wq;
+	return 0;
+
+destroy_wq:
+	destroy_workqueue(rnbd_srv_submit_wq);
+	return err;
 }
 
 /**
- * rnbd_srv_io_exit() - free the bio set; no IO may be in flight
+ * rnbd_srv_io_exit() - free the bio set and the workqueue
+ *
+ * Context: after trs_srv_close(), so every bio has ended; destroying the
+ * workqueue waits for a resubmission still returning from submit_bio().
  */
 void rnbd_srv_io_exit(void)
 {
+	destroy_workqueue(rnbd_srv_submit_wq);
 	bioset_exit(&rnbd_srv_bio_set);
 }

@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: a backing device with one tag whose requests take 4 s each (null_blk,
+#       timer completion) under one device of a session, with two of its
+#       requests in flight from each CPU, so the server cannot submit the
+#       second one of each connection without waiting for a tag: the
+#       session's other device keeps doing IO on every connection without
+#       a stall of 3 s, no heartbeat is missed, the slow requests all
+#       complete without error, and verified writes follow
+# boot: shared
+# timeout: 300
+S=${RNBD_TIMEOUT_SCALE:-1}
+kmsg "hung-disk-few-tags: start"
+klog() {
+	dmesg | sed -n '/rnbd-test: hung-disk-few-tags: start/,$p'
+}
+rnbd_setup
+nbA=$(nullb_create nbfast 64)
+nbS=$(nullb_create nbslow 16 memory_backed=0 hw_queue_depth=1 irqmode=2 \
+	completion_nsec=4000000000)
+devA=$(map_dev tags "$nbA")
+devS=$(map_dev tags "$nbS")
+# 8 slow requests, 4 s each (null_blk times its own out at 5 s), wait
+# up to 32 s in all: no request timeout of ours may act
+echo 600 >/sys/class/rtrs-client/tags/io_timeout_sec
+echo 600000 >/sys/block/$devS/queue/io_timeout
+
+# IO to the other device from both CPUs, i.e. on both connections.
+fio --name=a --filename=/dev/$devA --ioengine=libaio --direct=1 \
+	--rw=randread --bs=4k --iodepth=4 --numjobs=2 --cpus_allowed=0-1 \
+	--cpus_allowed_policy=split --time_based --runtime=$((40 * S)) \
+	>/tmp/fio-a.out 2>&1 &
+apid=$!
+sleep 2
+kmsg "slow requests from each CPU, two at a time"
+fio --name=s --filename=/dev/$devS --ioengine=libaio --direct=1 \
+	--rw=randread --bs=4k --iodepth=2 --io_size=16k --numjobs=2 \
+	--cpus_allowed=0-1 --cpus_allowed_policy=split >/tmp/fio-s.out 2>&1 &
+spid=$!
+i=0
+until [ "$(awk '{ print $1 + $2 }' /sys/block/$devS/inflight)" -ge 4 ]; do
+	i=$((i + 1)); [ $i -lt 100 ] || die "4 requests not in flight on $devS"; sleep 0.1
+done
+# Completed requests of the other device, sampled for 16 s: the longest
+# time without one.
+t_end=$(($(date +%s) + 16))
+while [ "$(date +%s)" -lt $t_end ]; do
+	echo "$(date +%s.%N) $(awk '{ print $1 + $5 }' /sys/block/$devA/stat)"
+	sleep 0.2
+done >/tmp/samples
+gap=$(awk 'NR == 1 || $2 != n { if (NR > 1 && $1 - t > g) g = $1 - t; t = $1; n = $2 }
+	END { if ($1 - t > g) g = $1 - t; printf "%.1f", g }' /tmp/samples)
+log "longest stall of the other device with slow requests queued: $gap s"
+awk -v g="$gap" -v m=$((3 * S)) 'BEGIN { exit !(g < m) }' ||
+	die "the other device stalled $gap s behind the slow device's tags"
+expect_eq "slow requests still in flight" \
+	"$(awk '{ print ($1 + $2 >= 1) }' /sys/block/$devS/inflight)" 1
+expect_eq "session state" "$(path_state tags)" connected
+klog | grep -q 'no heartbeat' && die "a heartbeat was missed"
+klog | grep -q 'session tags: lost the connection' && die "the session reconnected"
+
+wait $spid || { cat /tmp/fio-s.out; die "slow requests failed"; }
+grep -q 'err= *0' /tmp/fio-s.out || { cat /tmp/fio-s.out; die "fio on the slow device"; }
+wait $apid || { cat /tmp/fio-a.out; die "IO to the other device"; }
+fio --name=v --filename=/dev/$devA --ioengine=libaio --direct=1 \
+	--rw=randwrite --bs=4k --iodepth=16 --size=4M --verify=crc32c \
+	--verify_fatal=1 >/tmp/fio-v.out 2>&1 || { cat /tmp/fio-v.out; die "verified writes"; }
+for d in $devA $devS; do
+	expect_eq "unmap $d" "$(sysfs_write /sys/block/$d/rnbd/unmap_device normal)" OK
+done
