@@ -10,8 +10,8 @@
  * and its user accepted the session.  Each step waits at most
  * TRS_CONNECT_TIMEOUT_MS (plus a margin so the CM's own timeout of the step
  * normally fires first); address resolution is tried again every
- * TRS_ADDR_TRY_MS within that bound.  trs_clt_path_teardown() undoes it in reverse
- * order of creation, from any intermediate state.
+ * TRS_ADDR_TRY_MS within that bound.  trs_clt_path_teardown() undoes it in
+ * reverse order of creation, from any intermediate state.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
