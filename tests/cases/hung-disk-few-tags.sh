@@ -19,8 +19,9 @@ nbS=$(nullb_create nbslow 16 memory_backed=0 hw_queue_depth=1 irqmode=2 \
 	completion_nsec=4000000000)
 devA=$(map_dev tags "$nbA")
 devS=$(map_dev tags "$nbS")
-# 8 slow requests, 4 s each (null_blk times its own out at 5 s), wait
-# up to 32 s in all: no request timeout of ours may act
+# 16 slow requests, 4 s each (null_blk times its own out at 5 s), wait
+# up to 64 s in all (still some in flight after the 16 s window on the
+# slower debug kernel): no request timeout of ours may act
 echo 600 >/sys/class/rtrs-client/tags/io_timeout_sec
 echo 600000 >/sys/block/$devS/queue/io_timeout
 
@@ -33,7 +34,7 @@ apid=$!
 sleep 2
 kmsg "slow requests from each CPU, two at a time"
 fio --name=s --filename=/dev/$devS --ioengine=libaio --direct=1 \
-	--rw=randread --bs=4k --iodepth=2 --io_size=16k --numjobs=2 \
+	--rw=randread --bs=4k --iodepth=2 --io_size=32k --numjobs=2 \
 	--cpus_allowed=0-1 --cpus_allowed_policy=split >/tmp/fio-s.out 2>&1 &
 spid=$!
 i=0

@@ -109,7 +109,8 @@ until [ -s /tmp/map3.rc ]; do
 done
 expect_eq "map while the link came back" "$(cat /tmp/map3.rc)" 0
 log "map across the lost probe: $(($(date +%s) - t0)) s"
-[ $(($(date +%s) - t0)) -le 10 ] || die "the map took longer than the connect step's 10 s"
+[ $(($(date +%s) - t0)) -le $((10 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+	die "the map took longer than the connect step's 10 s"
 dev=$(cat /tmp/map3.out)
 dd if=/dev/$dev of=/dev/null bs=64k count=16 iflag=direct 2>/dev/null || die "IO after the map"
 unmap_dev "$dev"
