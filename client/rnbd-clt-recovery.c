@@ -156,7 +156,9 @@ static int rnbd_clt_same_dev(struct rnbd_clt_dev *dev,
 
 /*
  * Open @dev again.  Returns false if the transport failed, so the next
- * reconnect has to try again.
+ * reconnect has to try again.  A transport-like errno while the session
+ * is still connected came from the server, and no reconnect follows: the
+ * device fails, it is not held for ever.
  */
 static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 {
@@ -166,7 +168,7 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 	int err;
 
 	err = rnbd_clt_send_open(dev, &rsp);
-	if (rnbd_clt_transport_err(err))
+	if (rnbd_clt_transport_err(err) && !trs_clt_connected(sess->trs))
 		return false;
 	if (!err) {
 		opened = true;

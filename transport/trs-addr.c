@@ -18,12 +18,22 @@
  * @addr: the address; its port is 0 (trs_clt_open() uses TRS_DEFAULT_PORT
  *	for it)
  *
- * Return: 0 or -EINVAL.
+ * Return: 0, or -EINVAL for anything else (a port suffix too).
  */
 int trs_addr_parse(const char *str, struct sockaddr_storage *addr)
 {
+	const char *end;
+	u8 ip4[4];
+
 	memset(addr, 0, sizeof(*addr));
 	if (strncmp(str, "ip:", 3))
+		return -EINVAL;
+	/*
+	 * in4_pton() ends an IPv4 address at a ':', so "10.0.0.1:99999"
+	 * would pass as 10.0.0.1: nothing may follow the address (a port
+	 * is the map's dest_port=).
+	 */
+	if (in4_pton(str + 3, -1, ip4, -1, &end) && *end)
 		return -EINVAL;
 	if (inet_pton_with_scope(&init_net, AF_UNSPEC, str + 3, NULL, addr))
 		return -EINVAL;

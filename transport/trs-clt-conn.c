@@ -323,8 +323,7 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 	u32 qd, io_size, segs, pages;
 
 	if (!trs_proto_ok(rsp->magic, rsp->ver_major) || rsp->status ||
-	    rsp->caps & ~cpu_to_le32(TRS_CAPS_KNOWN) || rsp->reserved0 ||
-	    !trs_is_zero(rsp->reserved, sizeof(rsp->reserved)))
+	    rsp->caps & ~cpu_to_le32(TRS_CAPS_KNOWN) || rsp->reserved0)
 		goto bad;
 	if (conn->idx) {
 		if (memcmp(rsp, &path->conns[0].rsp, sizeof(*rsp)))
@@ -355,6 +354,8 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 			    sess->max_io_size, sess->max_segments);
 		return -EPROTO;
 	}
+	/* the server's session is now this one: a reconnect may replace it */
+	memcpy(sess->sess_key, rsp->sess_key, sizeof(sess->sess_key));
 	return 0;
 
 bad:
@@ -385,6 +386,9 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 	int err;
 
 	memcpy(req.sess_uuid, &path->sess->uuid, sizeof(req.sess_uuid));
+	/* connection 0 names the session it replaces, the others join */
+	memcpy(req.sess_key, conn->idx ? path->conns[0].rsp.sess_key :
+	       path->sess->sess_key, sizeof(req.sess_key));
 	trs_clt_step_begin(conn, "connect");
 	err = rdma_connect(conn->cm_id, &param);
 	if (!err)

@@ -7,7 +7,8 @@
  * timer is trs-hb.c's).  If none came from the server for
  * heartbeat_timeout_sec, the path fails with -ETIMEDOUT and the usual
  * recovery reconnects it.  Heartbeats take no slot and no chunk, and are
- * not counted in the connection's wrs_posted.
+ * not counted in the connection's wrs_posted.  Without heartbeats the
+ * timer still runs, for the request timeout (io_timeout_sec) alone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,6 +68,11 @@ static int trs_clt_hb_send(struct trs_hb *hb)
 
 	if (!trs_clt_io_check(path))
 		return -ETIMEDOUT;
+	if (!path->hb_on) {
+		/* nothing to send nor to wait for: the request check only */
+		trs_hb_received(hb);
+		return 0;
+	}
 
 	spin_lock_irq(&conn->lock);
 	if (!conn->dead && !path->hb_busy) {
@@ -110,14 +116,14 @@ void trs_clt_hb_init(struct trs_clt_path *path)
  * trs_clt_hb_start() - start heartbeats on a path just set up
  * @path: path whose setup succeeded
  *
- * Nothing if the server does not do heartbeats.
+ * If the server does not do heartbeats, the timer checks the requests'
+ * age only.
  */
 void trs_clt_hb_start(struct trs_clt_path *path)
 {
 	path->hb_on = path->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
 	path->hb_busy = false;
-	if (path->hb_on)
-		trs_hb_start(&path->hb);
+	trs_hb_start(&path->hb);
 }
 
 /**

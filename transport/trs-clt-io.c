@@ -11,9 +11,11 @@
  * the immediate; a small read's data arrives with it in the
  * bounce buffer and is copied to the request's pages.
  * done() runs once the reply arrived and, with an MR, the LOCAL_INV posted
- * after the reply completed.  From then on neither the server nor the HCA
- * touches the request's memory: the server answers only after it received
- * the whole request.  Most WRs are unsignaled: a signaled completion
+ * after the reply completed, without one for a write the WRITE's own
+ * completion.  From then on neither the server nor the HCA touches the
+ * request's memory: the reply says the server has the whole request, the
+ * completion that the HCA will not send it again (its ACK arrived).  The
+ * other WRs are mostly unsignaled: a signaled completion
  * retires every WR posted before it (completions come in send queue
  * order), and conn->sq_free keeps the WRs not known to be retired within
  * the send queue (see trs_clt_conn_create_qp()).
@@ -209,10 +211,34 @@ static struct trs_clt_io *trs_clt_replied(struct trs_clt_conn *conn,
 {
 	slot->flags |= TRS_SLOT_REPLIED;
 	slot->status = *status;
+	if (slot->io->dir == DMA_TO_DEVICE && !(slot->flags & TRS_SLOT_SENT))
+		conn->stats.write_ack_waits++;
+	if (!slot->status && slot->io->dir == DMA_FROM_DEVICE &&
+	    len != slot->io->data_len) {
+		/* the rest of the pages would reach the user as data */
+		trs_clt_err_rl(conn->path->sess,
+			       "conn %u: read on slot %u answered with %u of %u bytes: I/O error\n",
+			       conn->idx, slot->io->slot, len,
+			       slot->io->data_len);
+		slot->status = -EIO;
+	}
 	if (!slot->status && trs_clt_bounced(slot->io))
 		slot->status = trs_clt_bounce_copy(conn->path, slot, len);
 	*status = slot->status;
 	return trs_clt_advance(conn, slot);
+}
+
+/*
+ * The status a server's reply carries, as the user sees it: an errno a
+ * server can mean, else -EIO.  Never one of the kernel's internal ones
+ * (512 and up: -ERESTARTSYS...), nor -ECONNABORTED, which says the
+ * transport lost the request with its connection (the user resubmits it).
+ */
+static int trs_clt_srv_status(u32 arg)
+{
+	if (arg >= 512 || arg == ECONNABORTED)
+		return -EIO;
+	return -(int)arg;
 }
 
 /*
@@ -250,11 +276,13 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	case TRS_IMM_RSP:
 		nr = 1;
 		idx[0] = trs_imm_slot(imm);
-		status[0] = -(int)trs_imm_arg(imm);
+		status[0] = trs_clt_srv_status(trs_imm_arg(imm));
 		break;
 	case TRS_IMM_RSP_BATCH:
 		mask = trs_imm_batch_mask(imm);
-		if (!mask || wc->byte_len)
+		/* only a session that negotiated them gets batches */
+		if (!mask || wc->byte_len ||
+		    !(path->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_RSP_BATCH)))
 			goto proto_err;
 		nr = 1;
 		idx[0] = trs_imm_batch_base(imm);
@@ -440,9 +468,16 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		/* the LOCAL_INV's completion will stand for the WRITE's */
 		wr.wr.send_flags = 0;
 		slot->flags = TRS_SLOT_MR | TRS_SLOT_SENT;
-	} else if (conn->unsignaled + 1 < TRS_CLT_SIGNAL_EVERY &&
+	} else if (io->dir != DMA_TO_DEVICE &&
+		   conn->unsignaled + 1 < TRS_CLT_SIGNAL_EVERY &&
 		   conn->sq_free > TRS_CLT_SIGNAL_EVERY + TRS_CLT_MR_WRS - 1) {
-		/* the reply will complete the request */
+		/*
+		 * The reply will complete the request: the HCA reads only
+		 * the slot's own header buffer.  A write's pages go back to
+		 * the block layer only once the WRITE itself completed: the
+		 * server's reply does not acknowledge it, and while its ACK
+		 * is lost the HCA may still send the pages again.
+		 */
 		wr.wr.send_flags = 0;
 		slot->flags = TRS_SLOT_SENT;
 	}

@@ -60,6 +60,9 @@ bool __trs_clt_path_change_state(struct trs_clt_path *path,
 	lockdep_assert_held(&path->state_lock);
 	if (!trs_clt_state_allowed(old, new))
 		return false;
+	/* an error after the last setup step: the attempt failed */
+	if (new == TRS_CLT_PATH_CONNECTED && path->setup_err)
+		return false;
 	WRITE_ONCE(path->state, new);
 	/* a new attempt: trs_clt_fail() records its first error */
 	if (new == TRS_CLT_PATH_CONNECTING)

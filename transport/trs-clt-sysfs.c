@@ -129,6 +129,7 @@ static struct trs_clt_stat_attr trs_clt_stat_attrs[] = {
 	TRS_CLT_STAT(bytes_read),
 	TRS_CLT_STAT(bytes_written),
 	TRS_CLT_STAT(wrs_posted),
+	TRS_CLT_STAT(write_ack_waits),
 };
 
 static struct kobj_attribute trs_clt_attr_state = __ATTR_RO(state);
@@ -154,6 +155,7 @@ static struct attribute *trs_clt_conn_attrs[] = {
 	&trs_clt_stat_attrs[1].kattr.attr,
 	&trs_clt_stat_attrs[2].kattr.attr,
 	&trs_clt_stat_attrs[3].kattr.attr,
+	&trs_clt_stat_attrs[4].kattr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(trs_clt_conn);

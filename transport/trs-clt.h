@@ -37,10 +37,12 @@
  */
 #define TRS_CLT_BOUNCE_SIZE	SZ_4K
 /*
- * A request that needs no MR is answered by the server's reply alone: its
- * RDMA_WRITE_WITH_IMM is unsignaled, except every TRS_CLT_SIGNAL_EVERY-th
- * and every one while the send queue is nearly full, whose completion
- * retires the unsignaled WRs before it (send queue order).
+ * A read or a request without data that needs no MR is answered by the
+ * server's reply alone: its RDMA_WRITE_WITH_IMM is unsignaled, except
+ * every TRS_CLT_SIGNAL_EVERY-th and every one while the send queue is
+ * nearly full, whose completion retires the unsignaled WRs before it
+ * (send queue order).  A write's is always signaled: its pages are the
+ * block layer's, and only the completion says the HCA is done with them.
  */
 #define TRS_CLT_SIGNAL_EVERY	16u
 /*
@@ -80,12 +82,15 @@ enum trs_clt_path_state {
  * @bytes_read: data bytes requested from the server
  * @bytes_written: data bytes sent to the server
  * @wrs_posted: send and receive work requests posted
+ * @write_ack_waits: writes whose reply came before their WRITE completed,
+ *	so their pages were held until it did
  */
 struct trs_clt_stats {
 	u64	requests;
 	u64	bytes_read;
 	u64	bytes_written;
 	u64	wrs_posted;
+	u64	write_ack_waits;
 };
 
 /**
@@ -297,6 +302,8 @@ struct trs_clt_path {
  * @ops: user callbacks
  * @uuid: identifies the session to the server, the same on every connect:
  *	a reconnect replaces what the server still holds of the session
+ * @sess_key: key of the server's last accept of the session, which a
+ *	reconnect must show to replace it; written by the path's connect
  * @entry: in trs_clt_sessions, guarded by trs_clt_mutex
  * @path: the session's one path
  * @event_mutex: serialises calls of @ops.event and the state checks that
@@ -326,6 +333,7 @@ struct trs_clt_sess {
 	char			*name;
 	struct trs_clt_ops	ops;
 	uuid_t			uuid;
+	u8			sess_key[TRS_SESS_KEY_LEN];
 	struct list_head	entry;
 	struct trs_clt_path	*path;
 

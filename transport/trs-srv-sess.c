@@ -8,18 +8,29 @@
  * open work asks the user (sess_open) and then sends the chunk table on
  * connection 0, which tells the client the session is usable.  A session
  * that does not get all its connections within TRS_SRV_SETUP_TIMEOUT of
- * the last one is closed.
+ * its first one is closed.  Sessions, sessions per client address and the
+ * chunk memory of all sessions are capped by module parameters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <crypto/algapi.h>
 #include <linux/bitmap.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <rdma/ib_cm.h>
 #include "trs-srv.h"
 
 #define TRS_SRV_SETUP_TIMEOUT	(30 * HZ)
+
+/*
+ * What every session holds, from its admission (trs_srv_admit(), under
+ * trs_srv_mutex) until it is freed: atomic, since the free runs from a
+ * work without the mutex.
+ */
+static atomic_t trs_srv_nr_sess = ATOMIC_INIT(0);
+static atomic64_t trs_srv_chunk_bytes = ATOMIC64_INIT(0);
 
 /**
  * trs_srv_sess_name() - printable name of a session
@@ -32,6 +43,21 @@ const char *trs_srv_sess_name(struct trs_srv_sess *sess)
 	return sess->name;
 }
 EXPORT_SYMBOL_GPL(trs_srv_sess_name);
+
+/**
+ * trs_srv_sess_close() - close a session the user no longer wants
+ * @sess: session passed to a callback, not closed yet (sess_close() not
+ *	returned)
+ * @why: reason, logged
+ *
+ * Disconnects it as any error would: sess_close() follows from the close
+ * work.  Any context.
+ */
+void trs_srv_sess_close(struct trs_srv_sess *sess, const char *why)
+{
+	trs_srv_sess_fail(sess, why);
+}
+EXPORT_SYMBOL_GPL(trs_srv_sess_close);
 
 /**
  * trs_srv_sess_fail() - close a session
@@ -191,12 +217,61 @@ static void trs_srv_dev_free(struct trs_srv_sess *sess)
 	bitmap_free(sess->busy);
 }
 
+/*
+ * Can a new session of @bytes of chunk memory from the address of @cm_id
+ * be held?  Counts it if so.  trs_srv_mutex held; trs_srv_release() undoes.
+ */
+static int trs_srv_admit(struct rdma_cm_id *cm_id,
+			 const struct sockaddr_storage *peer, u64 bytes)
+{
+	unsigned int max_sess = READ_ONCE(trs_srv_max_sessions);
+	unsigned int max_peer = READ_ONCE(trs_srv_max_peer_sessions);
+	u64 limit = (u64)READ_ONCE(trs_srv_max_chunk_mem_mb) << 20;
+	struct trs_srv_sess *sess;
+	char addr[TRS_ADDR_LEN];
+	unsigned int nr = 0;
+
+	lockdep_assert_held(&trs_srv_mutex);
+	if (!limit)
+		limit = (u64)totalram_pages() << PAGE_SHIFT >> 1;
+	trs_addr_print((const struct sockaddr *)peer, addr, sizeof(addr));
+	if (max_sess && atomic_read(&trs_srv_nr_sess) >= max_sess) {
+		pr_info_ratelimited("session from %s refused: the server holds max_sessions (%u) sessions\n",
+				    addr, max_sess);
+		return -EUSERS;
+	}
+	list_for_each_entry(sess, &trs_srv_sessions, entry)
+		if (!memcmp(&sess->peer, peer, sizeof(*peer)))
+			nr++;
+	if (max_peer && nr >= max_peer) {
+		pr_info_ratelimited("session from %s refused: it holds max_sessions_per_peer (%u) sessions\n",
+				    addr, max_peer);
+		return -EUSERS;
+	}
+	if (atomic64_read(&trs_srv_chunk_bytes) + bytes > limit) {
+		pr_info_ratelimited("session from %s refused: its %llu KiB of chunks would pass max_chunk_mem_mb (%llu MiB)\n",
+				    addr, bytes >> 10, limit >> 20);
+		return -ENOSPC;
+	}
+	atomic_inc(&trs_srv_nr_sess);
+	atomic64_add(bytes, &trs_srv_chunk_bytes);
+	return 0;
+}
+
+/* Undo trs_srv_admit(); any context. */
+static void trs_srv_release(u64 bytes)
+{
+	atomic64_sub(bytes, &trs_srv_chunk_bytes);
+	atomic_dec(&trs_srv_nr_sess);
+}
+
 static void trs_srv_sess_free(struct trs_srv_sess *sess)
 {
 	struct trs_srv_ctx *ctx = sess->ctx;
 	u32 i;
 
 	trs_srv_dev_free(sess);
+	trs_srv_release(sess->chunk_bytes);
 	if (sess->conns)
 		for (i = 0; i < sess->conn_cnt; i++)
 			kfree(sess->conns[i]);
@@ -364,7 +439,32 @@ static struct trs_srv_sess *trs_srv_find(const u8 *uuid)
 	return NULL;
 }
 
-/* Connection 0: create the session. */
+/* The client's address without its port: what identifies a peer. */
+static void trs_srv_peer(struct rdma_cm_id *cm_id,
+			 struct sockaddr_storage *peer)
+{
+	const struct sockaddr *dst =
+		(const struct sockaddr *)&cm_id->route.addr.dst_addr;
+	const struct sockaddr_in6 *dst6 = (const struct sockaddr_in6 *)dst;
+	const struct sockaddr_in *dst4 = (const struct sockaddr_in *)dst;
+	struct sockaddr_in6 *peer6 = (struct sockaddr_in6 *)peer;
+	struct sockaddr_in *peer4 = (struct sockaddr_in *)peer;
+
+	memset(peer, 0, sizeof(*peer));
+	peer->ss_family = dst->sa_family;
+	if (dst->sa_family == AF_INET) {
+		peer4->sin_addr = dst4->sin_addr;
+	} else if (dst->sa_family == AF_INET6) {
+		peer6->sin6_addr = dst6->sin6_addr;
+		peer6->sin6_scope_id = dst6->sin6_scope_id;
+	}
+}
+
+/*
+ * Connection 0: create the session.  The checks and the admission run
+ * under trs_srv_mutex, the chunk allocation without it, so that closing
+ * sessions do not wait for it.
+ */
 static struct trs_srv_sess *
 trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		    const struct trs_msg_conn_req *req)
@@ -372,21 +472,13 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	struct ib_device *dev = cm_id->device;
 	const struct ib_device_attr *attr = &dev->attrs;
 	u32 chunk_size = TRS_HDR_AREA + trs_srv_max_io_size;
+	struct sockaddr_storage peer;
 	struct trs_srv_sess *sess, *old;
 	char addr[TRS_ADDR_LEN];
+	u64 bytes;
 	u32 qd;
 	int err;
 
-	old = trs_srv_find(req->sess_uuid);
-	if (old) {
-		/*
-		 * The client reconnects a session we still hold, say after a
-		 * link flap we did not see: that one is dead.  Close it (with
-		 * its device opens) and let the client retry once it is gone.
-		 */
-		trs_srv_sess_fail(old, "the client reconnected");
-		return ERR_PTR(-EAGAIN);
-	}
 	err = trs_dev_check(cm_id, chunk_size / TRS_MR_PAGE);
 	if (err)
 		return ERR_PTR(err);
@@ -396,11 +488,38 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	qd = min(qd, (u32)max(attr->max_cqe - 4 - (int)TRS_HB_RECVS, 0) / 3);
 	if (!qd)
 		return ERR_PTR(-EOPNOTSUPP);
+	bytes = (u64)qd * chunk_size;
+	trs_srv_peer(cm_id, &peer);
+
+	mutex_lock(&trs_srv_mutex);
+	old = trs_srv_find(req->sess_uuid);
+	if (old && crypto_memneq(req->sess_key, old->rsp.sess_key,
+				 TRS_SESS_KEY_LEN)) {
+		/* not the client of that session: it does not know its key */
+		err = -EEXIST;
+	} else if (old) {
+		/*
+		 * The client reconnects a session we still hold, say after a
+		 * link flap we did not see: that one is dead.  Close it (with
+		 * its device opens) and let the client retry once it is gone.
+		 */
+		trs_srv_sess_fail(old, "the client reconnected");
+		err = -EAGAIN;
+	} else {
+		err = trs_srv_admit(cm_id, &peer, bytes);
+	}
+	mutex_unlock(&trs_srv_mutex);
+	if (err)
+		return ERR_PTR(err);
 
 	sess = TRS_FI(kzalloc(sizeof(*sess), GFP_KERNEL), NULL);
-	if (!sess)
+	if (!sess) {
+		trs_srv_release(bytes);
 		return ERR_PTR(-ENOMEM);
+	}
 	sess->ctx = ctx;
+	sess->peer = peer;
+	sess->chunk_bytes = bytes;
 	INIT_LIST_HEAD(&sess->entry);
 	memcpy(&sess->uuid, req->sess_uuid, sizeof(sess->uuid));
 	trs_addr_print((struct sockaddr *)&cm_id->route.addr.dst_addr, addr,
@@ -416,6 +535,7 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	if (TRS_FI(percpu_ref_init(&sess->inflight, trs_srv_sess_release, 0,
 				   GFP_KERNEL), -ENOMEM)) {
 		kfree(sess);
+		trs_srv_release(bytes);
 		return ERR_PTR(-ENOMEM);
 	}
 	atomic_inc(&ctx->nr_sess);
@@ -432,6 +552,7 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		.max_segments	= cpu_to_le16(TRS_MR_PAGES(sess->max_io_size)),
 		.max_io_size	= cpu_to_le32(sess->max_io_size),
 	};
+	get_random_bytes(sess->rsp.sess_key, sizeof(sess->rsp.sess_key));
 	sess->table_cqe.done = trs_srv_table_done;
 	trs_srv_hb_init(sess);
 
@@ -453,7 +574,9 @@ trs_srv_sess_attach(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	struct trs_srv_sess *sess = trs_srv_find(req->sess_uuid);
 	bool connecting;
 
-	if (!sess || sess->ctx != ctx)
+	/* a connection that does not know the key is not the client's */
+	if (!sess || sess->ctx != ctx ||
+	    crypto_memneq(req->sess_key, sess->rsp.sess_key, TRS_SESS_KEY_LEN))
 		return ERR_PTR(-ENOENT);
 	if (le16_to_cpu(req->conn_cnt) != sess->conn_cnt ||
 	    cm_id->device != sess->ibdev)
@@ -523,6 +646,7 @@ free_conn:
 
 static int trs_srv_check_req(const struct trs_msg_conn_req *req, u8 len)
 {
+	unsigned int max_conns;
 	u16 cnt, idx;
 
 	if (!req || len < sizeof(*req) || le16_to_cpu(req->magic) != TRS_MAGIC)
@@ -531,8 +655,10 @@ static int trs_srv_check_req(const struct trs_msg_conn_req *req, u8 len)
 		return -EPROTONOSUPPORT;
 	cnt = le16_to_cpu(req->conn_cnt);
 	idx = le16_to_cpu(req->conn_idx);
-	if (req->reserved0 || !trs_is_zero(req->reserved, sizeof(req->reserved)) ||
-	    !cnt || cnt > TRS_MAX_CONNS || idx >= cnt || !req->max_queue_depth)
+	max_conns = READ_ONCE(trs_srv_max_conns);
+	if (!max_conns || max_conns > TRS_MAX_CONNS)
+		max_conns = TRS_MAX_CONNS;
+	if (req->reserved0 || !cnt || cnt > max_conns || idx >= cnt || !req->max_queue_depth)
 		return -EINVAL;
 	return 0;
 }
@@ -580,11 +706,22 @@ int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		goto reject;
 	idx = le16_to_cpu(req->conn_idx);
 
-	mutex_lock(&trs_srv_mutex);
-	if (idx)
+	if (idx) {
+		mutex_lock(&trs_srv_mutex);
 		sess = trs_srv_sess_attach(ctx, cm_id, req);
-	else
+	} else {
 		sess = trs_srv_sess_create(ctx, cm_id, req);
+		if (IS_ERR(sess)) {
+			err = PTR_ERR(sess);
+			goto reject;
+		}
+		mutex_lock(&trs_srv_mutex);
+		/* connect requests come one at a time, but do not rely on it */
+		if (trs_srv_find(req->sess_uuid)) {
+			err = -EAGAIN;
+			goto free_sess;
+		}
+	}
 	if (IS_ERR(sess)) {
 		err = PTR_ERR(sess);
 		goto unlock;
@@ -612,10 +749,12 @@ int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	}
 
 	sess->conns[idx] = conn;
-	if (!idx)
+	if (!idx) {
 		list_add_tail(&sess->entry, &trs_srv_sessions);
-	mod_delayed_work(trs_srv_setup_wq, &sess->setup_work,
-			 TRS_SRV_SETUP_TIMEOUT);
+		/* from the first connection: later ones do not extend it */
+		queue_delayed_work(trs_srv_setup_wq, &sess->setup_work,
+				   TRS_SRV_SETUP_TIMEOUT);
+	}
 	mutex_unlock(&trs_srv_mutex);
 	return 0;
 

@@ -24,6 +24,32 @@ MODULE_PARM_DESC(max_io_size,
 		 "Data bytes per chunk: a multiple of 4096, at most 1048576 (default 131072)");
 
 /*
+ * Limits on what connecting clients may make the server hold; read without
+ * a lock (READ_ONCE) where a session is admitted, so they can be changed
+ * at run time and apply to the next connect request.
+ */
+unsigned int trs_srv_max_sessions = 256;
+module_param_named(max_sessions, trs_srv_max_sessions, uint, 0644);
+MODULE_PARM_DESC(max_sessions,
+		 "Sessions the server holds at once, from all clients; 0: no limit (default 256)");
+
+unsigned int trs_srv_max_peer_sessions = 32;
+module_param_named(max_sessions_per_peer, trs_srv_max_peer_sessions, uint,
+		   0644);
+MODULE_PARM_DESC(max_sessions_per_peer,
+		 "Sessions one client address may hold at once; 0: no limit (default 32)");
+
+unsigned int trs_srv_max_conns = TRS_MAX_CONNS;
+module_param_named(max_conns_per_session, trs_srv_max_conns, uint, 0644);
+MODULE_PARM_DESC(max_conns_per_session,
+		 "Connections one session may have, 1..1024; a client opens one per CPU (default 1024)");
+
+unsigned int trs_srv_max_chunk_mem_mb;
+module_param_named(max_chunk_mem_mb, trs_srv_max_chunk_mem_mb, uint, 0644);
+MODULE_PARM_DESC(max_chunk_mem_mb,
+		 "MiB of chunk memory all sessions together may pin; 0: half of the RAM (default 0)");
+
+/*
  * Sessions close on trs_srv_wq; their setup works (open, handshake timeout)
  * run on trs_srv_setup_wq, since a closing session waits for them: on one
  * WQ_MEM_RECLAIM queue, whose rescuer runs one work at a time under memory

@@ -152,6 +152,10 @@ enum trs_srv_state {
  * @chunk_size: TRS_HDR_AREA + max_io_size
  * @max_io_size: data area of a chunk
  * @rsp: accept private data, the same for every connection
+ * @peer: the client's address, port cleared: what max_sessions_per_peer
+ *	counts
+ * @chunk_bytes: chunk memory the session was admitted with, in
+ *	trs_srv_chunk_bytes until it is freed
  * @lock: guards @state, @nr_established, @priv, @user_open and the
  *	connections' established flags
  * @state: enum trs_srv_state
@@ -190,6 +194,8 @@ struct trs_srv_sess {
 	u32			chunk_size;
 	u32			max_io_size;
 	struct trs_msg_conn_rsp	rsp;
+	struct sockaddr_storage	peer;
+	u64			chunk_bytes;
 
 	spinlock_t		lock;	/* see above */
 	enum trs_srv_state	state;
@@ -233,6 +239,10 @@ extern struct mutex trs_srv_mutex;
 extern struct list_head trs_srv_sessions;
 extern unsigned int trs_srv_queue_depth;
 extern unsigned int trs_srv_max_io_size;
+extern unsigned int trs_srv_max_sessions;
+extern unsigned int trs_srv_max_peer_sessions;
+extern unsigned int trs_srv_max_conns;
+extern unsigned int trs_srv_max_chunk_mem_mb;
 
 /* trs-srv-sess.c */
 int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,

@@ -19,7 +19,7 @@
 
 #define TRS_MAGIC		0x7e5b
 #define TRS_PROTO_VER_MAJOR	1
-#define TRS_PROTO_VER_MINOR	3
+#define TRS_PROTO_VER_MINOR	4
 
 /*
  * Capability bits exchanged in the handshake.
@@ -49,6 +49,9 @@
  */
 #define TRS_HDR_AREA		4096u
 #define TRS_MAX_USR_HDR		512u	/* user header bytes per request */
+
+/* Bytes of the session key in the CM private data (minor 4). */
+#define TRS_SESS_KEY_LEN	16
 
 /* Limits a server may advertise and a client accepts. */
 #define TRS_MAX_QUEUE_DEPTH	4096u
@@ -157,7 +160,10 @@ static inline u32 trs_imm_batch_mask(u32 imm)
  * @max_queue_depth: largest queue depth the client accepts
  * @reserved0: zero
  * @sess_uuid: random per-session identifier chosen by the client
- * @reserved: zero
+ * @sess_key: connections 1..conn_cnt-1: the key of connection 0's accept,
+ *	which proves they belong to the session; connection 0: the key of
+ *	the last session the server accepted with this uuid (zero if none),
+ *	which lets it replace that session (minor 4)
  *
  * Must fit the 56 bytes of private data an RDMA_PS_TCP connect can carry.
  */
@@ -171,7 +177,7 @@ struct trs_msg_conn_req {
 	__le16	max_queue_depth;
 	__le16	reserved0;
 	u8	sess_uuid[16];
-	u8	reserved[16];
+	u8	sess_key[TRS_SESS_KEY_LEN];
 } __packed;
 
 /**
@@ -185,7 +191,8 @@ struct trs_msg_conn_req {
  * @max_segments: most scatter/gather entries one request may use
  * @reserved0: zero
  * @max_io_size: data bytes per chunk
- * @reserved: zero
+ * @sess_key: random secret of the session, the same in every accept of
+ *	it; zero in a reject (minor 4)
  */
 struct trs_msg_conn_rsp {
 	__le16	magic;
@@ -197,7 +204,7 @@ struct trs_msg_conn_rsp {
 	__le16	max_segments;
 	__le16	reserved0;
 	__le32	max_io_size;
-	u8	reserved[16];
+	u8	sess_key[TRS_SESS_KEY_LEN];
 } __packed;
 
 /**

@@ -174,6 +174,7 @@ struct trs_srv_ctx *trs_srv_open(const struct trs_srv_ops *ops, u16 port);
 void trs_srv_close(struct trs_srv_ctx *ctx);
 void trs_srv_resp(struct trs_srv_req *req, int status, u32 len);
 const char *trs_srv_sess_name(struct trs_srv_sess *sess);
+void trs_srv_sess_close(struct trs_srv_sess *sess, const char *why);
 
 /* ------------------------------------------------------------------ */
 /* addresses ("ip:10.9.0.1", "ip:fe80::1%eth0"), rnbd_trs_core        */
