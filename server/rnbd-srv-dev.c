@@ -4,16 +4,26 @@
  *
  * The path of an OPEN is resolved with dev_search_path as its root
  * directory: a ".." component is refused with -EINVAL, and symlinks are
- * resolved inside dev_search_path, as under chroot.  Read-only opens use
- * FMODE_READ; read-write opens add FMODE_WRITE | FMODE_EXCL, so a device
- * has at most one read-write user (rnbd session, mount, md...) system wide.
+ * resolved inside dev_search_path, as under chroot; a /proc magic link
+ * (/proc/self/root, /proc/<pid>/fd/<n>) is refused with -ELOOP.  Read-only
+ * opens use FMODE_READ; read-write opens add FMODE_WRITE | FMODE_EXCL, so a
+ * device has at most one read-write user (rnbd session, mount, md...)
+ * system wide.
+ *
+ * A read-write open of a read-only device (blockdev --setro) fails with
+ * -EROFS: the block layer would only warn about the writes.  A device that
+ * another kernel user holds exclusively (a mounted file system, swap, a dm
+ * or md member, or a disk with such a partition) is busy: no open, not
+ * even read-only, unless allow_busy_devices.  An rnbd session's read-write
+ * open is not such a user: read-only opens of other sessions stay
+ * allowed.  Checked at OPEN only: a file system mounted afterwards is not
+ * refused by the block layer, nor by us.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/mount.h>
-#include <linux/file.h>
 #include <linux/namei.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -28,7 +38,18 @@
  */
 static struct workqueue_struct *rnbd_srv_release_wq;
 
+/*
+ * dev_t -> the struct rnbd_srv_dev that opens the device read-write, its
+ * FMODE_EXCL holder: tells an rnbd holder from another user's.  Stored
+ * (xa_insert(): at most one per device) before the claim and erased after
+ * it is released, so a bd_holder equal to the entry is ours.  The xarray's
+ * own lock guards it.
+ */
+static DEFINE_XARRAY(rnbd_srv_rw_devs);
+
 static void rnbd_srv_dev_release_work(struct work_struct *work);
+static void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
+				   struct rnbd_msg_open_rsp *rsp);
 
 /* Check the path of @msg; return it without its leading slashes. */
 static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
@@ -59,33 +80,44 @@ static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
 /*
  * Resolve @rel to a block device number with dev_search_path as the root
  * directory: like chroot, neither ".." nor a symlink (even an absolute one)
- * can lead out of it.  O_PATH: the device itself is not opened here.
+ * can lead out of it.  The device itself is not opened here.
+ *
+ * LOOKUP_IN_ROOT scopes the walk to the preset root: ".." stops there and
+ * the result is checked to lie beneath it; LOOKUP_NO_MAGICLINKS refuses a
+ * /proc magic link, which jumps to its target whatever the root, with
+ * -ELOOP.  Not LOOKUP_NO_XDEV: with the default dev_search_path "/",
+ * /dev/loop0 is on devtmpfs, another mount.  A ".." (as in the symlinks of
+ * /dev/disk/by-id) fails with -EAGAIN if a mount or rename happened
+ * meanwhile anywhere: tried again, a few times.
  */
 static int rnbd_srv_lookup(const char *rel, dev_t *devt)
 {
-	struct path base;
+	struct path base, path;
 	struct inode *inode;
-	struct file *file;
-	int err;
+	int tries = 3, err;
 
 	err = kern_path(rnbd_srv_search_path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
 			&base);
 	if (err)
 		return err;
-	file = file_open_root(&base, rel, O_PATH, 0);
+	do {
+		err = vfs_path_lookup(base.dentry, base.mnt, rel,
+				      LOOKUP_FOLLOW | LOOKUP_IN_ROOT |
+				      LOOKUP_NO_MAGICLINKS, &path);
+	} while (err == -EAGAIN && --tries);
 	path_put(&base);
-	if (IS_ERR(file))
-		return PTR_ERR(file);
+	if (err)
+		return err;
 
-	inode = file_inode(file);
+	inode = d_inode(path.dentry);
 	if (!S_ISBLK(inode->i_mode))
 		err = -ENOTBLK;
-	else if ((file->f_path.mnt->mnt_flags & MNT_NODEV) ||
+	else if ((path.mnt->mnt_flags & MNT_NODEV) ||
 		 (inode->i_sb->s_iflags & SB_I_NODEV))
 		err = -EACCES;
 	else
 		*devt = inode->i_rdev;
-	fput(file);
+	path_put(&path);
 	return err;
 }
 
@@ -102,21 +134,85 @@ static bool rnbd_srv_dev_is_open(struct rnbd_srv_sess *sess, dev_t devt)
 	return false;
 }
 
+/* @bdev has an exclusive holder other than an rnbd read-write open. */
+static bool rnbd_srv_held_elsewhere(struct block_device *bdev)
+{
+	void *holder = READ_ONCE(bdev->bd_holder);
+
+	return holder && holder != xa_load(&rnbd_srv_rw_devs, bdev->bd_dev);
+}
+
+/*
+ * @bdev is in use by another kernel user: it is held, or it is a whole disk
+ * one of whose partitions is held, or a partition of a disk held as a whole.
+ * The block layer marks a disk held while a partition is (bd_holder is
+ * then a marker, not a holder), so the disk's own holder counts only when
+ * no partition has one.  A held sibling partition leaves a partition free.
+ */
+static bool rnbd_srv_bdev_busy(struct block_device *bdev)
+{
+	struct block_device *whole = bdev_whole(bdev), *part;
+	bool part_held = false, busy = false;
+	unsigned long idx;
+
+	/* partitions are freed after an RCU grace period */
+	rcu_read_lock();
+	xa_for_each_start(&bdev->bd_disk->part_tbl, idx, part, 1) {
+		if (!READ_ONCE(part->bd_holder))
+			continue;
+		part_held = true;
+		if ((bdev == whole || bdev == part) &&
+		    rnbd_srv_held_elsewhere(part)) {
+			busy = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return busy || (!part_held && rnbd_srv_held_elsewhere(whole));
+}
+
+/*
+ * Refuse an open the device's state does not allow: read-write of a
+ * read-only device, or any open of a busy device unless allow_busy_devices.
+ */
+static int rnbd_srv_dev_check(struct rnbd_srv_sess *sess,
+			      const struct rnbd_srv_dev *dev)
+{
+	if ((dev->mode & FMODE_WRITE) && bdev_read_only(dev->bdev)) {
+		pr_info_ratelimited("session %s: %pg is read-only: read-write open refused, map it ro\n",
+				    trs_srv_sess_name(sess->trs), dev->bdev);
+		return -EROFS;
+	}
+	if (!READ_ONCE(rnbd_srv_allow_busy) && rnbd_srv_bdev_busy(dev->bdev)) {
+		pr_info_ratelimited("session %s: %pg is in use (mounted, swap, dm or md member...): refused; allow_busy_devices=1 exports it anyway\n",
+				    trs_srv_sess_name(sess->trs), dev->bdev);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 /**
  * rnbd_srv_dev_open() - open the device an OPEN message names
  * @sess: session the message arrived on
  * @msg: the message; its header and length are checked already
+ * @rsp: the response to fill
+ *
+ * @rsp is filled under sess->lock: a CLOSE of the new id, or the session's
+ * close, may close the device as soon as it is unlocked.
  *
  * Context: process context, sleeps; takes sess->lock.
- * Return: the device, registered under a new id in @sess, or an ERR_PTR:
+ * Return: 0, the device registered under the id in @rsp in @sess, or
  * -EPROTO for a malformed path field, -EINVAL for an unknown access mode,
  * a control character, an empty path or a ".." component, -ENOENT,
- * -ENOTBLK, -EACCES (nodev mount), -EEXIST if
- * @sess has the device open already, -EBUSY if it is open read-write
- * elsewhere, or another errno of the lookup or the open.
+ * -ENOTBLK, -EACCES (nodev mount), -ELOOP (symlink loop or magic link),
+ * -EEXIST if @sess has the device open already, -EROFS for a read-write
+ * open of a read-only device, -EBUSY if it is open read-write elsewhere or
+ * busy, -ENOTCONN if @sess is closed, or another errno of the lookup or
+ * the open.
  */
-struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
-				       const struct rnbd_msg_open *msg)
+int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
+		      const struct rnbd_msg_open *msg,
+		      struct rnbd_msg_open_rsp *rsp)
 {
 	struct block_device *bdev;
 	struct rnbd_srv_dev *dev;
@@ -126,17 +222,20 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 
 	if (msg->access_mode != RNBD_ACCESS_RO &&
 	    msg->access_mode != RNBD_ACCESS_RW)
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	rel = rnbd_srv_check_path(msg);
 	if (IS_ERR(rel))
-		return ERR_CAST(rel);
+		return PTR_ERR(rel);
 	err = rnbd_srv_lookup(rel, &devt);
+	if (err == -ELOOP)
+		pr_info_ratelimited("session %s: %s: symlink loop or /proc magic link: refused\n",
+				    trs_srv_sess_name(sess->trs), msg->path);
 	if (err)
-		return ERR_PTR(err);
+		return err;
 
 	dev = TRS_FI(kzalloc(sizeof(*dev), GFP_KERNEL), NULL);
 	if (!dev)
-		return ERR_PTR(-ENOMEM);
+		return -ENOMEM;
 	refcount_set(&dev->ref, 1);
 	INIT_WORK(&dev->release_work, rnbd_srv_dev_release_work);
 	dev->mode = FMODE_READ;
@@ -144,35 +243,58 @@ struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		dev->mode |= FMODE_WRITE | FMODE_EXCL;
 
 	mutex_lock(&sess->lock);
+	if (sess->closed) {
+		err = -ENOTCONN;
+		goto unlock;
+	}
 	if (rnbd_srv_dev_is_open(sess, devt)) {
 		err = -EEXIST;
 		goto unlock;
 	}
+	if (dev->mode & FMODE_WRITE) {
+		/* -EBUSY: another session opens it read-write */
+		err = TRS_FI(xa_insert(&rnbd_srv_rw_devs, devt, dev,
+				       GFP_KERNEL), -ENOMEM);
+		if (err)
+			goto unlock;
+	}
 	bdev = blkdev_get_by_dev(devt, dev->mode, dev);
 	if (IS_ERR(bdev)) {
 		err = PTR_ERR(bdev);
-		goto unlock;
+		goto erase_rw;
 	}
 	dev->bdev = bdev;
+	err = rnbd_srv_dev_check(sess, dev);
+	if (err)
+		goto put_bdev;
 	err = TRS_FI(xa_alloc(&sess->devs, &dev->id, dev, xa_limit_32b,
 			      GFP_KERNEL), -ENOMEM);
 	if (err)
 		goto put_bdev;
+	rnbd_srv_fill_open_rsp(dev, rsp);
 	mutex_unlock(&sess->lock);
-	return dev;
+	return 0;
 
 put_bdev:
 	blkdev_put(bdev, dev->mode);
+erase_rw:
+	if (dev->mode & FMODE_WRITE)
+		xa_erase(&rnbd_srv_rw_devs, devt);
 unlock:
 	mutex_unlock(&sess->lock);
 	kfree(dev);
-	return ERR_PTR(err);
+	return err;
 }
 
 /* Close the device: no bio of it is in flight. */
 static void rnbd_srv_dev_release(struct rnbd_srv_dev *dev)
 {
+	dev_t devt = dev->bdev->bd_dev;
+
 	blkdev_put(dev->bdev, dev->mode);
+	/* after the claim is gone: see rnbd_srv_rw_devs */
+	if (dev->mode & FMODE_WRITE)
+		xa_erase(&rnbd_srv_rw_devs, devt);
 	/* rnbd_srv_dev_get() may still look at it under RCU. */
 	kfree_rcu(dev, rcu);
 }
@@ -218,6 +340,8 @@ int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id)
 	dev = xa_erase(&sess->devs, id);
 	if (dev)
 		rnbd_srv_dev_destroy(sess, dev);
+	if (xa_empty(&sess->devs) && !sess->closed)
+		rnbd_srv_idle_arm(sess);
 	mutex_unlock(&sess->lock);
 	return dev ? 0 : -ENODEV;
 }
@@ -225,6 +349,8 @@ int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id)
 /**
  * rnbd_srv_dev_close_all() - close every device of @sess
  * @sess: session going away; no request of it will arrive
+ *
+ * An OPEN still queued then finds @sess closed and opens nothing.
  *
  * Context: process context, sleeps; takes sess->lock.
  */
@@ -234,6 +360,7 @@ void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess)
 	unsigned long id;
 
 	mutex_lock(&sess->lock);
+	sess->closed = true;
 	xa_for_each(&sess->devs, id, dev) {
 		xa_erase(&sess->devs, id);
 		rnbd_srv_dev_destroy(sess, dev);
@@ -306,8 +433,8 @@ void rnbd_srv_dev_put(struct rnbd_srv_dev *dev)
  * every client can take it; discard granularity is at least the logical
  * block size, and a multiple of it.
  */
-void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
-			    struct rnbd_msg_open_rsp *rsp)
+static void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
+				   struct rnbd_msg_open_rsp *rsp)
 {
 	struct block_device *bdev = dev->bdev;
 	u32 lbs = bdev_logical_block_size(bdev);

@@ -42,6 +42,28 @@ static struct workqueue_struct *rnbd_srv_submit_wq;
 
 static void rnbd_srv_bio_end_io(struct bio *bio);
 
+/*
+ * The bio's priority: the client's class and level (checked already; any
+ * other bits, such as hints, are dropped), except that the real-time
+ * class, which goes before all best-effort IO of the device and locally
+ * needs CAP_SYS_NICE, becomes best-effort of the same level unless
+ * allow_rt_prio.  Logged once, never per IO.
+ */
+static u16 rnbd_srv_io_prio(const struct trs_srv_req *req,
+			    const struct rnbd_msg_io *msg)
+{
+	u16 prio = le16_to_cpu(msg->prio);
+	u16 class = IOPRIO_PRIO_CLASS(prio);
+
+	if (unlikely(class == IOPRIO_CLASS_RT) &&
+	    !READ_ONCE(rnbd_srv_allow_rt_prio)) {
+		pr_info_once("session %s: real-time IO priority served as best-effort (allow_rt_prio=0); logged once\n",
+			     trs_srv_sess_name(req->sess));
+		class = IOPRIO_CLASS_BE;
+	}
+	return IOPRIO_PRIO_VALUE(class, IOPRIO_PRIO_LEVEL(prio));
+}
+
 /* Point @io's bio at its request's sectors and data. */
 static void rnbd_srv_io_fill(struct rnbd_srv_io *io)
 {
@@ -51,7 +73,7 @@ static void rnbd_srv_io_fill(struct rnbd_srv_io *io)
 	u32 len = le32_to_cpu(msg->len);
 
 	bio->bi_end_io = rnbd_srv_bio_end_io;
-	bio->bi_ioprio = le16_to_cpu(msg->prio);
+	bio->bi_ioprio = rnbd_srv_io_prio(req, msg);
 	if (msg->op != RNBD_OP_FLUSH)
 		bio->bi_iter.bi_sector = le64_to_cpu(msg->sector);
 	if (req->dir == DMA_NONE)
@@ -156,7 +178,10 @@ static int rnbd_srv_io_check(const struct rnbd_srv_dev *dev,
 	}
 	if (req->dir != dir || (dir == DMA_NONE ? req->data_len : len != req->data_len))
 		return -EPROTO;
-	if (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) > IOPRIO_CLASS_IDLE)
+	/* as ioprio_set() would: a known class, no level without one */
+	if (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) > IOPRIO_CLASS_IDLE ||
+	    (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) == IOPRIO_CLASS_NONE &&
+	     IOPRIO_PRIO_DATA(le16_to_cpu(msg->prio))))
 		return -EINVAL;
 	if (msg->op == RNBD_OP_FLUSH) {
 		if (len)
@@ -165,8 +190,9 @@ static int rnbd_srv_io_check(const struct rnbd_srv_dev *dev,
 		   sector > cap || len >> SECTOR_SHIFT > cap - sector) {
 		return -EINVAL;
 	}
+	/* set read-only since the open: the block layer would only warn */
 	if (msg->op != RNBD_OP_READ && msg->op != RNBD_OP_FLUSH &&
-	    !(dev->mode & FMODE_WRITE))
+	    (!(dev->mode & FMODE_WRITE) || bdev_read_only(dev->bdev)))
 		return -EROFS;
 	return rnbd_srv_io_flags(msg, opf);
 }
@@ -181,7 +207,7 @@ static int rnbd_srv_io_check(const struct rnbd_srv_dev *dev,
  * errno to answer @req with: -EPROTO for a malformed request, -ENODEV for
  * an unknown dev_id, -EOPNOTSUPP for an unknown op or flag, -EINVAL for a
  * bad length, sector range, priority or flag combination, -EROFS for a
- * write to a device opened read-only.
+ * write to a device opened read-only or read-only now.
  */
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 {

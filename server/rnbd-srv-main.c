@@ -22,31 +22,67 @@ module_param_named(dev_search_path, rnbd_srv_search_path, charp, 0444);
 MODULE_PARM_DESC(dev_search_path,
 		 "Directory client device paths are resolved beneath; nothing outside it can be opened (default: \"/\")");
 
+bool rnbd_srv_allow_busy;
+module_param_named(allow_busy_devices, rnbd_srv_allow_busy, bool, 0644);
+MODULE_PARM_DESC(allow_busy_devices,
+		 "Open devices another kernel user holds exclusively (mounted, swap, dm or md member), read-only; read-write stays refused (default: false)");
+
+bool rnbd_srv_allow_rt_prio;
+module_param_named(allow_rt_prio, rnbd_srv_allow_rt_prio, bool, 0644);
+MODULE_PARM_DESC(allow_rt_prio,
+		 "Submit IO of the real-time priority class as clients ask; else as best-effort of the same level (default: false)");
+
+static unsigned int rnbd_srv_idle_sec = 60;
+module_param_named(idle_session_sec, rnbd_srv_idle_sec, uint, 0644);
+MODULE_PARM_DESC(idle_session_sec,
+		 "Close a session that has no device open for this long, seconds; 0: never (default: 60)");
+
 static struct trs_srv_ctx *rnbd_srv_ctx;
+
+/*
+ * Runs OPEN and CLOSE, not the connection's completion work, which serves
+ * every device of the session and its heartbeats: a path lookup may hang
+ * on a mount that hangs, the open or close of a device on the device.  Not
+ * rnbd_srv_submit_wq either: under memory pressure its rescuer alone would
+ * run both, and a hung OPEN would stall the resubmitted bios behind it.
+ */
+static struct workqueue_struct *rnbd_srv_admin_wq;
+
+/**
+ * struct rnbd_srv_admin - an OPEN or CLOSE queued on rnbd_srv_admin_wq
+ * @work: runs it
+ * @sess: session it arrived on, referenced until the work ends
+ * @req: the request, answered by the work
+ */
+struct rnbd_srv_admin {
+	struct work_struct	work;
+	struct rnbd_srv_sess	*sess;
+	struct trs_srv_req	*req;
+};
 
 static int rnbd_srv_open(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 {
 	const struct rnbd_msg_open *msg = req->usr_hdr;
 	struct rnbd_msg_open_rsp rsp;
-	struct rnbd_srv_dev *dev;
+	int err;
 
 	if (req->usr_len != sizeof(*msg) || req->dir != DMA_FROM_DEVICE ||
 	    req->data_len < sizeof(rsp) || msg->reserved0 || msg->reserved1)
 		return -EPROTO;
-	dev = rnbd_srv_dev_open(sess, msg);
-	if (IS_ERR(dev)) {
-		pr_info("session %s: opening %*pE failed: %ld\n",
-			trs_srv_sess_name(sess->trs),
-			(int)strnlen(msg->path, RNBD_PATH_MAX), msg->path,
-			PTR_ERR(dev));
-		return PTR_ERR(dev);
+	err = rnbd_srv_dev_open(sess, msg, &rsp);
+	if (err) {
+		pr_info_ratelimited("session %s: opening %*pE failed: %d\n",
+				    trs_srv_sess_name(sess->trs),
+				    (int)strnlen(msg->path, RNBD_PATH_MAX),
+				    msg->path, err);
+		return err;
 	}
 
-	rnbd_srv_fill_open_rsp(dev, &rsp);
 	memcpy(req->data, &rsp, sizeof(rsp));
 	pr_info("session %s: opened %s %s as device %u\n",
 		trs_srv_sess_name(sess->trs), msg->path,
-		msg->access_mode == RNBD_ACCESS_RO ? "ro" : "rw", dev->id);
+		msg->access_mode == RNBD_ACCESS_RO ? "ro" : "rw",
+		le32_to_cpu(rsp.dev_id));
 	trs_srv_resp(req, 0, sizeof(rsp));
 	return 0;
 }
@@ -69,6 +105,66 @@ static int rnbd_srv_close(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	return 0;
 }
 
+/* Answer @req with @err; @type of 0 if its header is malformed. */
+static void rnbd_srv_refuse(struct rnbd_srv_sess *sess,
+			    struct trs_srv_req *req, u16 type, int err)
+{
+	pr_debug_ratelimited("session %s: message type %u refused: %d\n",
+			     trs_srv_sess_name(sess->trs), type, err);
+	trs_srv_resp(req, err, 0);
+}
+
+static void rnbd_srv_sess_put(struct rnbd_srv_sess *sess)
+{
+	if (!refcount_dec_and_test(&sess->ref))
+		return;
+	xa_destroy(&sess->devs);
+	mutex_destroy(&sess->lock);
+	kfree(sess);
+}
+
+static void rnbd_srv_admin_work(struct work_struct *work)
+{
+	struct rnbd_srv_admin *admin = container_of(work, struct rnbd_srv_admin,
+						    work);
+	struct rnbd_srv_sess *sess = admin->sess;
+	struct trs_srv_req *req = admin->req;
+	const struct rnbd_msg_hdr *hdr = req->usr_hdr;
+	u16 type = le16_to_cpu(hdr->type);
+	int err;
+
+	kfree(admin);
+	if (type == RNBD_MSG_OPEN)
+		err = rnbd_srv_open(sess, req);
+	else
+		err = rnbd_srv_close(sess, req);
+	if (err)
+		rnbd_srv_refuse(sess, req, type, err);
+	rnbd_srv_sess_put(sess);
+}
+
+/*
+ * Hand an OPEN or CLOSE to rnbd_srv_admin_wq.  The session reference keeps
+ * @sess for the work even if the transport closes the session first.
+ * GFP_NOIO: the connection's completion work, which IO completions need,
+ * must not wait for IO in reclaim (as for the bios).
+ */
+static int rnbd_srv_queue_admin(struct rnbd_srv_sess *sess,
+				struct trs_srv_req *req)
+{
+	struct rnbd_srv_admin *admin;
+
+	admin = TRS_FI(kmalloc(sizeof(*admin), GFP_NOIO), NULL);
+	if (!admin)
+		return -ENOMEM;
+	INIT_WORK(&admin->work, rnbd_srv_admin_work);
+	admin->sess = sess;
+	admin->req = req;
+	refcount_inc(&sess->ref);
+	queue_work(rnbd_srv_admin_wq, &admin->work);
+	return 0;
+}
+
 static void rnbd_srv_request(void *priv, struct trs_srv_req *req)
 {
 	const struct rnbd_msg_hdr *hdr = req->usr_hdr;
@@ -86,10 +182,8 @@ static void rnbd_srv_request(void *priv, struct trs_srv_req *req)
 		err = rnbd_srv_io(sess, req);
 		break;
 	case RNBD_MSG_OPEN:
-		err = rnbd_srv_open(sess, req);
-		break;
 	case RNBD_MSG_CLOSE:
-		err = rnbd_srv_close(sess, req);
+		err = rnbd_srv_queue_admin(sess, req);
 		break;
 	default:
 		err = -EOPNOTSUPP;
@@ -98,9 +192,43 @@ static void rnbd_srv_request(void *priv, struct trs_srv_req *req)
 	if (!err)
 		return;
 answer:
-	pr_debug_ratelimited("session %s: message type %u refused: %d\n",
-			     trs_srv_sess_name(sess->trs), type, err);
-	trs_srv_resp(req, err, 0);
+	rnbd_srv_refuse(sess, req, type, err);
+}
+
+/**
+ * rnbd_srv_idle_arm() - start the idle timer of a session with no device
+ * @sess: session; its lock held or not yet published
+ */
+void rnbd_srv_idle_arm(struct rnbd_srv_sess *sess)
+{
+	unsigned int sec = READ_ONCE(rnbd_srv_idle_sec);
+
+	if (sec)
+		mod_delayed_work(system_wq, &sess->idle_work, sec * HZ);
+}
+
+/*
+ * A session that opens no device holds its chunks for nothing: our client
+ * opens one right after connecting (and closes the session with its last
+ * device), so only a client that is not ours, or stuck, gets here.
+ */
+static void rnbd_srv_idle_work(struct work_struct *work)
+{
+	struct rnbd_srv_sess *sess = container_of(to_delayed_work(work),
+						  struct rnbd_srv_sess,
+						  idle_work);
+	bool idle;
+
+	mutex_lock(&sess->lock);
+	idle = !sess->closed && xa_empty(&sess->devs);
+	/* an OPEN still queued holds a reference: wait for its answer */
+	if (idle && refcount_read(&sess->ref) > 1) {
+		rnbd_srv_idle_arm(sess);
+		idle = false;
+	}
+	mutex_unlock(&sess->lock);
+	if (idle)
+		trs_srv_sess_close(sess->trs, "no device open for idle_session_sec");
 }
 
 static int rnbd_srv_sess_open(struct trs_srv_sess *trs, void **priv)
@@ -113,19 +241,26 @@ static int rnbd_srv_sess_open(struct trs_srv_sess *trs, void **priv)
 	sess->trs = trs;
 	xa_init_flags(&sess->devs, XA_FLAGS_ALLOC);
 	mutex_init(&sess->lock);
+	refcount_set(&sess->ref, 1);
+	INIT_DELAYED_WORK(&sess->idle_work, rnbd_srv_idle_work);
+	rnbd_srv_idle_arm(sess);
 	*priv = sess;
 	pr_info("session %s: connected\n", trs_srv_sess_name(trs));
 	return 0;
 }
 
+/*
+ * An OPEN or CLOSE still queued runs later (a lookup that hangs is not
+ * waited for): it finds the session closed, and frees it if it is last.
+ */
 static void rnbd_srv_sess_close(struct trs_srv_sess *trs, void *priv)
 {
 	struct rnbd_srv_sess *sess = priv;
 
+	/* closed first: nothing arms the idle timer again */
 	rnbd_srv_dev_close_all(sess);
-	xa_destroy(&sess->devs);
-	mutex_destroy(&sess->lock);
-	kfree(sess);
+	cancel_delayed_work_sync(&sess->idle_work);
+	rnbd_srv_sess_put(sess);
 	pr_info("session %s: closed\n", trs_srv_sess_name(trs));
 }
 
@@ -151,16 +286,23 @@ static int __init rnbd_srv_init(void)
 	err = rnbd_srv_dev_init();
 	if (err)
 		goto exit_io;
+	rnbd_srv_admin_wq = alloc_workqueue("rnbd_srv_admin", 0, 0);
+	if (!rnbd_srv_admin_wq) {
+		err = -ENOMEM;
+		goto exit_dev;
+	}
 	rnbd_srv_ctx = trs_srv_open(&rnbd_srv_ops, rnbd_srv_port_nr);
 	if (IS_ERR(rnbd_srv_ctx)) {
 		err = PTR_ERR(rnbd_srv_ctx);
 		pr_err("listening on port %u failed: %d\n", rnbd_srv_port_nr, err);
-		goto exit_dev;
+		goto destroy_admin_wq;
 	}
 	pr_info("listening on port %u, dev_search_path %s\n",
 		rnbd_srv_port_nr, rnbd_srv_search_path);
 	return 0;
 
+destroy_admin_wq:
+	destroy_workqueue(rnbd_srv_admin_wq);
 exit_dev:
 	rnbd_srv_dev_exit();
 exit_io:
@@ -172,9 +314,11 @@ static void __exit rnbd_srv_exit(void)
 {
 	/*
 	 * Closes every session and waits for their requests (so for every
-	 * bio), then for the devices the last bios close.
+	 * bio, OPEN and CLOSE), then for the admin works still returning
+	 * from their answers, then for the devices the last bios close.
 	 */
 	trs_srv_close(rnbd_srv_ctx);
+	destroy_workqueue(rnbd_srv_admin_wq);
 	rnbd_srv_dev_exit();
 	rnbd_srv_io_exit();
 }

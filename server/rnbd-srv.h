@@ -23,11 +23,19 @@
  * @trs: transport session
  * @devs: dev_id -> struct rnbd_srv_dev; lookups on the IO path under RCU
  * @lock: serialises OPEN and CLOSE of this session's devices
+ * @closed: the transport closed the session: no device may be added
+ * @ref: one until the transport closes the session, plus one per OPEN or
+ *	CLOSE queued on the admin workqueue; the last frees the struct
+ * @idle_work: closes the session if it has no device open for
+ *	idle_session_sec (armed at open and when the last device closes)
  */
 struct rnbd_srv_sess {
 	struct trs_srv_sess	*trs;
 	struct xarray		devs;
-	struct mutex		lock;	/* open and close of devs */
+	struct mutex		lock;	/* open and close of devs, closed */
+	bool			closed;
+	refcount_t		ref;
+	struct delayed_work	idle_work;
 };
 
 /**
@@ -49,18 +57,26 @@ struct rnbd_srv_dev {
 	struct rcu_head		rcu;
 };
 
-/* rnbd-srv-dev.c: block devices */
+/* rnbd-srv-main.c: module parameters */
 extern char *rnbd_srv_search_path;
-struct rnbd_srv_dev *rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
-				       const struct rnbd_msg_open *msg);
+extern bool rnbd_srv_allow_busy;
+extern bool rnbd_srv_allow_rt_prio;
+void rnbd_srv_idle_arm(struct rnbd_srv_sess *sess);
+
+/* fs/namei.c exports it; the kernel declares it in fs/internal.h only */
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+
+/* rnbd-srv-dev.c: block devices */
+int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
+		      const struct rnbd_msg_open *msg,
+		      struct rnbd_msg_open_rsp *rsp);
 int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess);
 int rnbd_srv_dev_init(void);
 void rnbd_srv_dev_exit(void);
 struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev);
-void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
-			    struct rnbd_msg_open_rsp *rsp);
 
 /* rnbd-srv-io.c: block IO */
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
