@@ -2,7 +2,10 @@
 # desc: two guests, the client's link drops 1% of its packets (netem): rxe
 #       retransmits, and writes and reads that go through the slot MRs
 #       (more segments than send SGEs, reads above the bounce size) still
-#       pass fio verify; no REG_MR runs again on a valid MR ("not free")
+#       pass fio verify; no REG_MR runs again on a valid MR ("not free").
+#       Then the server's link drops 1% too: small writes straight from
+#       their pages pass fio verify, and replies that beat a lost ACK leave
+#       the pages held until the WRITE completed (write_ack_waits)
 # boot: host
 # timeout: 700
 . "$REPO/tests/lib/host.sh"
@@ -15,6 +18,10 @@ cat >"$sync/../server.sh" <<'G'
 setup_rxe eth0 10.10.0.1/24
 load_rnbd_server
 touch /sync/server-ready
+# phase 2, server to client too: ACKs of the client's WRITEs, replies
+wait_sync /sync/phase2 500
+tc qdisc add dev eth0 root netem loss 1% || die "netem"
+touch /sync/phase2-ready
 wait_sync /sync/client-done 500
 unload_rnbd
 G
@@ -34,6 +41,20 @@ fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
 r1=$(cat "$RXE_CNT/completer_retry_err")
 log "rxe retransmissions during fio: $((r1 - r0))"
 [ $((r1 - r0)) -gt 0 ] || die "no retransmission: the loss was not exercised"
+# Writes whose data fits the send SGEs go from the block layer's pages: a
+# lost ACK must keep them until the WRITE completes, even once the reply
+# came.  One at a time, so the reply, not a later write's ACK, comes next.
+touch /sync/phase2
+wait_sync /sync/phase2-ready 300
+w0=$(sess_sum remote write_ack_waits)
+fio --name=s --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
+	--bsrange=4k-32k --iodepth=1 --size=2M --verify=crc32c --verify_fatal=1 \
+	--verify_state_save=0 --numjobs=2 --offset_increment=64M \
+	--cpus_allowed=0,1 --cpus_allowed_policy=split >/tmp/fio.out 2>&1 ||
+	{ cat /tmp/fio.out; die "fio verify (small writes)"; }
+w1=$(sess_sum remote write_ack_waits)
+log "small-write replies that came before their WRITE completed: $((w1 - w0))"
+[ $((w1 - w0)) -gt 0 ] || die "no reply beat a lost ACK: the hold was not exercised"
 dmesg | grep 'not free' && die "a REG_MR ran again on a valid MR"
 unmap_dev "$dev"
 unload_rnbd

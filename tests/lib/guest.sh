@@ -68,7 +68,7 @@ free_kb() {
 
 rdma_res_counts() {
 	for r in pd cq qp mr cm_id; do
-		printf '%s=%s ' "$r" "$(rdma resource show "$r" 2>/dev/null | grep -c .)"
+		printf '%s=%s ' "$r" "$(rdma resource show "$r" 2>/dev/null | grep -c . || true)"
 	done
 	echo
 }
@@ -351,6 +351,15 @@ rxe_retrans() {
 		[ -r "$RXE_CNT/$c" ] && printf '%s=%s ' "$c" "$(cat "$RXE_CNT/$c")"
 	done
 	echo
+}
+
+# btf_offset FILE STRUCT MEMBER: byte offset of a member in a BTF file
+# (/sys/kernel/btf/vmlinux or a module's); empty if it is not there.
+btf_offset() {
+	bpftool btf dump file "$1" 2>/dev/null | awk -v s="'$2'" -v m="'$3'" '
+		$2 == "STRUCT" && $3 == s { in_s = 1; next }
+		in_s && /^\[/ { exit }
+		in_s && $1 == m { sub(/.*bits_offset=/, ""); print $1 / 8; exit }'
 }
 
 # rxe_opcode_probe: a kprobe on rxe_xmit_packet() that records the BTH
