@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: a hostile server (tests/hostile/rnbd-hostile-srv) lies to the client
+#       in every way a server can: short and empty reads, replies for idle
+#       slots, twice, on the wrong connection, of unknown types, batches not
+#       granted, kernel-internal errnos, accept data and chunk tables that lie,
+#       heartbeats that stop, OPEN answers that lie or never come, a re-OPEN
+#       refused: each map fails with the right errno, or each IO with EIO,
+#       or the session reconnects and the IO completes with the right data;
+#       nothing hangs, unmap and unload work
+# boot: shared
+# timeout: 1500
+rnbd_setup
+S=${RNBD_TIMEOUT_SCALE:-1}
+tool=$REPO/tests/hostile/rnbd-hostile-srv
+[ -x "$tool" ] || die "$tool not built (make -C tests/hostile)"
+PORT=1240
+# the tool's reports: with the case's results
+out=${CASE_RESULTS:-/job/results}
+pid=
+
+# start MODE [tool options]: the hostile server for one mode
+start() {
+	mode=$1
+	shift
+	"$tool" --mode "$mode" --port $PORT --seed 7 "$@" \
+		>"$out/hostile-srv-$mode.log" 2>&1 &
+	pid=$!
+	i=0
+	until rdma resource show cm_id 2>/dev/null | grep "comm rnbd-hostile-sr" | grep -q LISTEN; do
+		i=$((i + 1))
+		[ $i -lt $((300 * S)) ] || die "$mode: the hostile server never listened"
+		kill -0 $pid 2>/dev/null || die "$mode: the hostile server died: $(tail -3 "$out/hostile-srv-$mode.log")"
+		sleep 0.1
+	done
+	kmsg "hostile server: $mode"
+}
+
+# stop: unmap what is mapped, check the session is gone, stop the server
+stop() {
+	for d in /sys/block/rnbd*; do
+		[ -e "$d/rnbd/unmap_device" ] || continue
+		r=$(sysfs_write "$d/rnbd/unmap_device" force)
+		[ "$r" = OK ] || die "$mode: force unmap of $(basename "$d"): $r"
+	done
+	i=0
+	while ls /sys/class/rtrs-client/ 2>/dev/null | grep -q .; do
+		i=$((i + 1))
+		[ $i -lt $((300 * S)) ] || die "$mode: a client session is left: $(ls /sys/class/rtrs-client/)"
+		sleep 0.1
+	done
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	pid=
+}
+
+map() {		# map SESS: OK or the errno name
+	sysfs_write "$MAP_CTL" "sessname=$1 path=ip:$RXE_ADDR dest_port=$PORT device_path=/hostile"
+}
+
+dev_of() {	# the rnbd device of session $1
+	for d in /sys/block/rnbd*; do
+		[ "$(cat "$d/rnbd/session" 2>/dev/null)" = "$1" ] && { basename "$d"; return; }
+	done
+	die "$mode: no device for session $1"
+}
+
+# rw_check DEV: 1 MiB of random data written and read back, within 90 s
+rw_check() {
+	head -c 1048576 /dev/urandom >/tmp/hs-data
+	timeout $((90 * S)) dd if=/tmp/hs-data of="/dev/$1" bs=1M oflag=direct 2>/tmp/hs.err ||
+		die "$mode: write: $(cat /tmp/hs.err)"
+	got=$(timeout $((90 * S)) dd if="/dev/$1" bs=64k count=16 iflag=direct 2>/dev/null | sha256sum)
+	expect_eq "$mode: data read back" "$got" "$(sha256sum </tmp/hs-data)"
+}
+
+# read_fails DEV BS: a direct read of BS bytes fails with EIO (not a hang)
+read_fails() {
+	if timeout $((60 * S)) dd if="/dev/$1" of=/dev/null bs="$2" count=1 \
+		iflag=direct 2>/tmp/hs.err; then
+		die "$mode: a $2-byte read succeeded"
+	fi
+	grep -q 'Input/output error' /tmp/hs.err ||
+		die "$mode: the $2-byte read failed otherwise: $(cat /tmp/hs.err)"
+}
+
+# -- the baseline and a harmless difference
+for m in honest version-minor; do
+	start $m
+	expect_eq "$m: map" "$(map hs-$m)" OK
+	rw_check "$(dev_of hs-$m)"
+	stop
+done
+
+# -- lies about read data and status: the IO fails, the session stays
+for m in short-read empty-read huge-status; do
+	start $m
+	expect_eq "$m: map" "$(map hs-$m)" OK
+	dev=$(dev_of hs-$m)
+	read_fails "$dev" 4096
+	read_fails "$dev" 65536
+	[ "$(cat /sys/class/rtrs-client/hs-$m/state 2>/dev/null || echo connected)" = connected ] ||
+		die "$mode: the session did not stay connected"
+	stop
+done
+dmesg | grep -q "answered with .* bytes: I/O error" || die "no log line for a short read"
+
+# -- replies that break the protocol: the session reconnects (the next
+# server is honest) and the IO completes with the right data
+for m in idle-slot dup-reply wrong-conn slot-out-of-range bad-type \
+	batch-unasked read-overflow; do
+	start $m --honest-after 1
+	expect_eq "$m: map" "$(map hs-$m)" OK
+	rw_check "$(dev_of hs-$m)"
+	stop
+done
+dmesg | grep -q "bad reply" || die "no 'bad reply' line"
+
+# -- the server stops its heartbeats: the client notices and reconnects
+start hb-silent --honest-after 1
+expect_eq "hb-silent: map" "$(map hs-hb)" OK
+i=0
+until dmesg | grep -q "no heartbeat from the server"; do
+	i=$((i + 1))
+	[ $i -lt $((300 * S)) ] || die "hb-silent: no heartbeat timeout in 30 s"
+	sleep 0.1
+done
+rw_check "$(dev_of hs-hb)"
+stop
+
+# -- accept data and chunk tables that lie: the map fails with EPROTO
+for m in qd-zero qd-huge io-size-bad segs-zero caps-unknown reserved-nonzero \
+	version-major key-mismatch table-short table-count table-magic \
+	table-chunk-size table-wrap open-rsp-lie; do
+	start $m
+	expect_eq "$m: map" "$(map hs-$m)" EPROTO
+	stop
+done
+# -- other handshake failures: the map fails, whatever the errno, in time
+for m in table-rkey-bogus table-twice disconnect-handshake reject-garbage; do
+	start $m
+	r=$(timeout $((60 * S)) python3 "$REPO/tests/lib/sysfs-write.py" "$MAP_CTL" \
+		"sessname=hs-$m path=ip:$RXE_ADDR dest_port=$PORT device_path=/hostile")
+	case $r in
+	OK|"") die "$m: map: '$r'" ;;
+	esac
+	log "$m: map failed with $r"
+	stop
+done
+start table-never
+expect_eq "table-never: map" "$(map hs-tn)" ETIMEDOUT
+stop
+
+# -- OPEN answered with kernel-internal or reserved errnos: never passed on
+for e in 512 513 4095 103; do
+	start open-errno --errno $e
+	expect_eq "open-errno $e: map" "$(map hs-oe$e)" EIO
+	stop
+done
+
+# -- a re-OPEN after a reconnect refused with a transport-like errno: the
+# device fails its IO (it is not held for ever)
+start reopen-errno --errno 104
+expect_eq "reopen-errno: map" "$(map hs-re)" OK
+dev=$(dev_of hs-re)
+i=0
+until dmesg | grep -q "opening /hostile@hs-re again failed"; do
+	i=$((i + 1))
+	[ $i -lt $((600 * S)) ] || die "reopen-errno: no failed re-open in 60 s"
+	sleep 0.1
+done
+read_fails "$dev" 4096
+stop
