@@ -306,6 +306,7 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (err)
 		goto unlock;
 	conn->stats.wrs_posted++;
+	trs_hb_alive(&path->hb);
 	for (i = 0; i < nr; i++)
 		io[i] = trs_clt_replied(conn, &path->slots[idx[i]], &status[i],
 					wc->byte_len);

@@ -89,6 +89,20 @@ void trs_hb_start(struct trs_hb *hb);
 void trs_hb_stop(struct trs_hb *hb);
 void trs_hb_received(struct trs_hb *hb);
 
+/*
+ * A request or reply from the peer: as good a sign of life as a heartbeat.
+ * On a link that loses packets a heartbeat can wait long behind writes
+ * being sent again on its connection while IO still flows.  At most one
+ * store per jiffy: the IO path mostly only reads the cache line.
+ */
+static inline void trs_hb_alive(struct trs_hb *hb)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(hb->rx) != now)
+		WRITE_ONCE(hb->rx, now);
+}
+
 static inline bool trs_is_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);

@@ -427,6 +427,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	slot = &sess->slots[idx];
 	slot->conn = conn;
 	slot->req.conn = conn->idx;
+	trs_hb_alive(&sess->hb);
 	err = trs_srv_parse_req(slot, trs_imm_arg(imm), wc->byte_len);
 	if (err) {
 		trs_srv_err_rl(sess, "conn %u: malformed request: imm %#x len %u\n",

@@ -2,8 +2,9 @@
 # desc: two guests, the client's link drops 1% of its packets (netem): rxe
 #       retransmits, and writes and reads that go through the slot MRs
 #       (more segments than send SGEs, reads above the bounce size) still
-#       pass fio verify; no REG_MR runs again on a valid MR ("not free").
-#       Then the server's link drops 1% too: small writes straight from
+#       pass fio verify; no REG_MR runs again on a valid MR ("not free");
+#       the session never reconnects (requests and replies count as
+#       heartbeats).  Then the server's link drops 1% too: small writes straight from
 #       their pages pass fio verify, and replies that beat a lost ACK leave
 #       the pages held until the WRITE completed (write_ack_waits)
 # boot: host
@@ -56,6 +57,9 @@ w1=$(sess_sum remote write_ack_waits)
 log "small-write replies that came before their WRITE completed: $((w1 - w0))"
 [ $((w1 - w0)) -gt 0 ] || die "no reply beat a lost ACK: the hold was not exercised"
 dmesg | grep 'not free' && die "a REG_MR ran again on a valid MR"
+# IO flowed all along: no side may take the other for lost (a heartbeat
+# held behind writes sent again is made up for by the IO itself)
+dmesg | grep 'connection lost' && die "the session reconnected on a link that only loses packets"
 unmap_dev "$dev"
 unload_rnbd
 touch /sync/client-done
