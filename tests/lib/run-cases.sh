@@ -8,7 +8,7 @@
 # (unmaps, unloads our modules, checks that no RDMA resources were leaked,
 # removes rxe) and writes /job/results/NAME.rc and NAME.log.
 . "$REPO/tests/lib/guest.sh"
-export REPO KVER KERNEL RNBD_TIMEOUT_SCALE
+export REPO KVER KERNEL RNBD_TIMEOUT_SCALE RNBD_HOSTILE_ROUNDS RNBD_HOSTILE_SEED
 mkdir -p /job/results
 
 case_timeout() {
