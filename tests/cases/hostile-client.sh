@@ -5,8 +5,10 @@
 #       OPENs, requests whose replies cannot land), from a seed: the server
 #       answers each with an error or closes only that session; afterwards
 #       no session, RDMA object or chunk memory is left, and a legitimate
-#       client maps and passes fio verify.  RNBD_HOSTILE_ROUNDS=N runs N
-#       randomised rounds (default 1), RNBD_HOSTILE_SEED replays a seed.
+#       client maps and passes fio verify.  Sessions left idle (no
+#       device, no heartbeat, connections never made) are closed.
+#       RNBD_HOSTILE_ROUNDS=N runs N randomised rounds (default 1),
+#       RNBD_HOSTILE_SEED replays a seed.
 # boot: shared
 # timeout: 1200
 rnbd_setup
@@ -63,6 +65,20 @@ until [ $((base_mem - $(free_kb))) -lt 8192 ]; do
 	echo 3 >/proc/sys/vm/drop_caches
 done
 log "after: $(rdma_res_counts), $(free_kb) kB free"
+
+# sessions that sit idle are closed: with no device open (idle_session_sec,
+# 3 s here), without heartbeats (10 s), with connections promised and
+# never made (the 30 s handshake deadline from connection 0)
+old_idle=$(cat /sys/module/rnbd_server/parameters/idle_session_sec)
+echo 3 >/sys/module/rnbd_server/parameters/idle_session_sec
+rc=0
+"$tool" --server "$RXE_ADDR" --device "$nb" --seed "$seed" --cases idle \
+	--idle-wait $((45 * S)) >"$out.idle" 2>&1 || rc=$?
+echo "$old_idle" >/sys/module/rnbd_server/parameters/idle_session_sec
+grep '^hostile: idle:' "$out.idle"
+[ $rc = 0 ] || die "rnbd-hostile --cases idle exited $rc"
+closed=$(grep -c '^hostile: idle: .*: closed by the server' "$out.idle" || true)
+expect_eq "idle sessions the server closed" "$closed" 4
 
 # a legitimate client is served as before
 dev=$(map_dev after "$nb")
