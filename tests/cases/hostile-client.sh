@@ -53,17 +53,20 @@ until [ "$(rdma_res_counts)" = "$base_res" ]; do
 		die "RDMA objects left 60 s after the hostile client: $(rdma_res_counts), before $base_res"
 	sleep 0.1
 done
-# ...and its chunks (an RCU grace period and the per-CPU lists later)
-sync
-echo 3 >/proc/sys/vm/drop_caches
-i=0
-until [ $((base_mem - $(free_kb))) -lt 8192 ]; do
-	i=$((i + 1))
-	[ $i -lt $((100 * S)) ] ||
-		die "free memory $(free_kb) kB, $((base_mem - $(free_kb))) kB below the $base_mem kB before"
-	sleep 0.1
+# ...and its chunks (an RCU grace period and the per-CPU lists later).  Not
+# on the debug kernel: KASAN's quarantine keeps freed objects (up to 1/32
+# of the RAM), and kmemleak, scanned after the case, finds leaks there.
+if [ "${KERNEL:-}" != debug ]; then
+	sync
 	echo 3 >/proc/sys/vm/drop_caches
-done
+	t=$(date +%s)
+	until [ $((base_mem - $(free_kb))) -lt 8192 ]; do
+		[ $(($(date +%s) - t)) -lt 30 ] ||
+			die "free memory $(free_kb) kB, $((base_mem - $(free_kb))) kB below the $base_mem kB before"
+		sleep 1
+		echo 3 >/proc/sys/vm/drop_caches
+	done
+fi
 log "after: $(rdma_res_counts), $(free_kb) kB free"
 
 # sessions that sit idle are closed: with no device open (idle_session_sec,
