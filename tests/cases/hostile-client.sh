@@ -43,6 +43,17 @@ log "$summary in $((t1 - t0)) s"
 [ "${inputs:-0}" -ge 300 ] || die "only ${inputs:-0} distinct inputs"
 grep -q 'rejected EUSERS' "$out" ||
 	die "the session flood never met max_sessions_per_peer"
+# holes of the protocol before minor 4 and the caps: each input must be
+# refused, not taken (expect CASE-TEXT OUTCOME)
+expect() {
+	grep -F -- "$1" "$out" | grep -q -- "-> $2" ||
+		die "'$1': $(grep -F -- "$1" "$out" | head -1 | sed 's/.* -> //') instead of $2"
+}
+expect "conn_idx 1, right uuid, zero sess_key" "rejected ENOENT"
+expect "conn_idx 1, right uuid, random sess_key" "rejected ENOENT"
+expect "with the uuid of a half-made 2-connection session, zero key" "rejected EEXIST"
+expect "conn_idx 1 twice, right uuid and key" "rejected EEXIST"
+expect "magic link: path \"/proc/self/root" "answered ELOOP"
 echo "$old_peer" >$P/max_sessions_per_peer
 
 # every session the hostile client made is gone: its RDMA objects...
