@@ -204,7 +204,9 @@ void rnbd_srv_idle_arm(struct rnbd_srv_sess *sess)
 	unsigned int sec = READ_ONCE(rnbd_srv_idle_sec);
 
 	if (sec)
-		mod_delayed_work(system_wq, &sess->idle_work, sec * HZ);
+		/* sysfs takes any uint: no wrap of sec * HZ */
+		mod_delayed_work(system_wq, &sess->idle_work,
+				 (unsigned long)sec * HZ);
 }
 
 /*

@@ -218,11 +218,10 @@ static void trs_srv_dev_free(struct trs_srv_sess *sess)
 }
 
 /*
- * Can a new session of @bytes of chunk memory from the address of @cm_id
- * be held?  Counts it if so.  trs_srv_mutex held; trs_srv_release() undoes.
+ * Can a new session of @bytes of chunk memory from the client address
+ * @peer be held?  Counts it if so.  trs_srv_mutex held; trs_srv_release() undoes.
  */
-static int trs_srv_admit(struct rdma_cm_id *cm_id,
-			 const struct sockaddr_storage *peer, u64 bytes)
+static int trs_srv_admit(const struct sockaddr_storage *peer, u64 bytes)
 {
 	unsigned int max_sess = READ_ONCE(trs_srv_max_sessions);
 	unsigned int max_peer = READ_ONCE(trs_srv_max_peer_sessions);
@@ -506,7 +505,7 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		trs_srv_sess_fail(old, "the client reconnected");
 		err = -EAGAIN;
 	} else {
-		err = trs_srv_admit(cm_id, &peer, bytes);
+		err = trs_srv_admit(&peer, bytes);
 	}
 	mutex_unlock(&trs_srv_mutex);
 	if (err)

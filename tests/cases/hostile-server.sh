@@ -83,6 +83,16 @@ read_fails() {
 		die "$mode: the $2-byte read failed otherwise: $(cat /tmp/hs.err)"
 }
 
+# wait_log TEXT SEC: until the kernel log has TEXT, SEC seconds at most
+wait_log() {
+	i=0
+	until dmesg | grep -q "$1"; do
+		i=$((i + 1))
+		[ $i -lt $(($2 * 10 * S)) ] || die "$mode: no '$1' in $2 s"
+		sleep 0.1
+	done
+}
+
 # -- the baseline and a harmless difference
 for m in honest version-minor; do
 	start $m
@@ -118,12 +128,7 @@ dmesg | grep -q "bad reply" || die "no 'bad reply' line"
 # -- the server stops its heartbeats: the client notices and reconnects
 start hb-silent --honest-after 1
 expect_eq "hb-silent: map" "$(map hs-hb)" OK
-i=0
-until dmesg | grep -q "no heartbeat from the server"; do
-	i=$((i + 1))
-	[ $i -lt $((300 * S)) ] || die "hb-silent: no heartbeat timeout in 30 s"
-	sleep 0.1
-done
+wait_log "no heartbeat from the server" 30
 rw_check "$(dev_of hs-hb)"
 stop
 
@@ -162,11 +167,6 @@ done
 start reopen-errno --errno 104
 expect_eq "reopen-errno: map" "$(map hs-re)" OK
 dev=$(dev_of hs-re)
-i=0
-until dmesg | grep -q "opening /hostile@hs-re again failed"; do
-	i=$((i + 1))
-	[ $i -lt $((600 * S)) ] || die "reopen-errno: no failed re-open in 60 s"
-	sleep 0.1
-done
+wait_log "opening /hostile@hs-re again failed" 60
 read_fails "$dev" 4096
 stop
