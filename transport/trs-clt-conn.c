@@ -339,6 +339,9 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 		goto bad;
 
 	pages = min(TRS_MR_PAGES(io_size), path->max_mr_pages);
+	path->slot_gen = rsp->caps & cpu_to_le32(TRS_CAP_SLOT_GEN);
+	path->tag_idx_mask = path->slot_gen ? TRS_IMM_MASK(TRS_SLOT_IDX_BITS) :
+			     TRS_IMM_MASK(TRS_IMM_SLOT_BITS);
 	path->queue_depth = qd;
 	path->chunk_size = TRS_HDR_AREA + io_size;
 	path->max_io_size = (pages - 1) * TRS_MR_PAGE;

@@ -45,6 +45,7 @@ static bool trs_clt_io_check(struct trs_clt_path *path)
 {
 	unsigned long tmo = READ_ONCE(path->sess->io_timeout_sec) * HZ;
 	struct trs_clt_slot *slot;
+	unsigned int flags;
 	u32 i;
 
 	for (i = 0; i < path->queue_depth; i++) {
@@ -52,8 +53,16 @@ static bool trs_clt_io_check(struct trs_clt_path *path)
 		/* pairs with trs_clt_request(): @start is of @io or later */
 		if (smp_load_acquire(&slot->io) &&
 		    time_after(jiffies, READ_ONCE(slot->start) + tmo)) {
-			trs_clt_err(path->sess, "request on slot %u unanswered for %lu s; reconnecting\n",
-				    i, tmo / HZ);
+			/* what it waits for, for the log only: racy */
+			flags = READ_ONCE(slot->flags);
+			trs_clt_err(path->sess, "request on slot %u unanswered for %lu s (%s, %s%s); reconnecting\n",
+				    i, tmo / HZ,
+				    flags & TRS_SLOT_REPLIED ? "replied" :
+							       "no reply",
+				    flags & TRS_SLOT_SENT ? "sent" :
+							    "send not completed",
+				    flags & TRS_SLOT_MR ? ", MR not invalidated" :
+							  "");
 			return false;
 		}
 	}

@@ -9,7 +9,12 @@
  * send SGEs), itself fenced by a LOCAL_INV (see TRS_CLT_MR_WRS).  The
  * server answers with an RDMA_WRITE_WITH_IMM carrying slot and status in
  * the immediate; a small read's data arrives with it in the
- * bounce buffer and is copied to the request's pages.
+ * bounce buffer and is copied to the request's pages.  With
+ * TRS_CAP_SLOT_GEN the slot field is a tag whose generation changes with
+ * every request on the slot, so a reply that comes late (its request was
+ * answered before, and the slot taken again) is a protocol error instead of
+ * the answer to the new request: a read would end with pages the server
+ * never wrote.  Batch replies carry no tags, and answer no reads.
  * done() runs once the reply arrived and, with an MR, the LOCAL_INV posted
  * after the reply completed, without one for a write the WRITE's own
  * completion.  From then on neither the server nor the HCA touches the
@@ -179,11 +184,11 @@ static int trs_clt_bounce_copy(struct trs_clt_path *path,
 
 /*
  * Can the reply just received on @conn, which wrote @len bytes, answer the
- * request on slot @idx?  A batch reply never answers a read: it carries no
- * data.
+ * request on slot @idx, sent with @tag?  A batch reply never answers a
+ * read: it carries no data, nor the tags of the requests it answers.
  */
-static bool trs_clt_reply_ok(struct trs_clt_conn *conn, u32 idx, u32 len,
-			     bool batch)
+static bool trs_clt_reply_ok(struct trs_clt_conn *conn, u32 idx, u32 tag,
+			     u32 len, bool batch)
 {
 	struct trs_clt_path *path = conn->path;
 	struct trs_clt_slot *slot;
@@ -193,6 +198,9 @@ static bool trs_clt_reply_ok(struct trs_clt_conn *conn, u32 idx, u32 len,
 		return false;
 	slot = &path->slots[idx];
 	if (!slot->io || slot->conn != conn || slot->flags & TRS_SLOT_REPLIED)
+		return false;
+	/* a reply to an earlier request on the slot (TRS_CAP_SLOT_GEN) */
+	if (!batch && tag != slot->tag)
 		return false;
 	read = slot->io->dir == DMA_FROM_DEVICE;
 	if (read && batch)
@@ -255,7 +263,7 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int status[TRS_RSP_BATCH_MAX] = {};
 	u32 idx[TRS_RSP_BATCH_MAX];
 	unsigned long flags, mask;
-	u32 imm, nr, i, bit;
+	u32 imm, tag = 0, nr, i, bit;
 	int err = -EPROTO;
 
 	if (trs_wc_failed(wc, "reply receive")) {
@@ -275,7 +283,8 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	switch (trs_imm_type(imm)) {
 	case TRS_IMM_RSP:
 		nr = 1;
-		idx[0] = trs_imm_slot(imm);
+		tag = trs_imm_slot(imm);
+		idx[0] = tag & path->tag_idx_mask;
 		status[0] = trs_clt_srv_status(trs_imm_arg(imm));
 		break;
 	case TRS_IMM_RSP_BATCH:
@@ -300,7 +309,8 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	for (i = 0; i < nr; i++)
-		if (!trs_clt_reply_ok(conn, idx[i], wc->byte_len, nr > 1))
+		if (!trs_clt_reply_ok(conn, idx[i], tag, wc->byte_len,
+				      trs_imm_type(imm) == TRS_IMM_RSP_BATCH))
 			goto unlock;
 	err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);
 	if (err)
@@ -368,6 +378,8 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	u32 hdr_len = sizeof(struct trs_msg_req) + io->usr_len;
 	struct ib_sge sge[TRS_CLT_MAX_SEND_SGE];
 	struct trs_msg_req *req = slot->hdr;
+	/* a new generation: a late reply to the slot's last request is told */
+	u32 tag = path->slot_gen ? trs_tag_next(slot->tag) : io->slot;
 	const struct ib_send_wr *bad_wr;
 	/* the key of the MR's last registration: taken before the rotation */
 	struct ib_send_wr inv = {
@@ -384,7 +396,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 			.num_sge	= 1,
 			.send_flags	= IB_SEND_SIGNALED,
 			.ex.imm_data	= cpu_to_be32(trs_imm_pack(TRS_IMM_REQ,
-								   io->slot,
+								   tag,
 								   hdr_len)),
 		},
 		.remote_addr	= slot->raddr + TRS_HDR_AREA - hdr_len,
@@ -464,6 +476,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	/* pairs with trs_clt_io_check() */
 	smp_store_release(&slot->io, io);
 	slot->conn = conn;
+	slot->tag = tag;
 	slot->flags = 0;
 	if (reg.mr) {
 		/* the LOCAL_INV's completion will stand for the WRITE's */
@@ -634,6 +647,7 @@ int trs_clt_slots_init(struct trs_clt_path *path)
 		return -ENOMEM;
 	for (i = 0; i < path->queue_depth; i++) {
 		slot = &path->slots[i];
+		slot->tag = i;
 		slot->reg_cqe.done = trs_clt_reg_done;
 		slot->send_cqe.done = trs_clt_send_done;
 		slot->inv_cqe.done = trs_clt_inv_done;

@@ -167,6 +167,8 @@ struct trs_clt_conn {
  * @inv_cqe: completion of the LOCAL_INV WR
  * @send_seq: conn->sq_posted after the signaled WRITE of the request
  * @inv_seq: conn->sq_posted after its LOCAL_INV
+ * @tag: slot field of the immediate of the request last posted on the
+ *	slot: its index and, with TRS_CAP_SLOT_GEN, its generation
  */
 struct trs_clt_slot {
 	struct trs_clt_io	*io;
@@ -187,6 +189,7 @@ struct trs_clt_slot {
 	struct ib_cqe		inv_cqe;
 	u32			send_seq;
 	u32			inv_seq;
+	u32			tag;
 };
 
 struct trs_clt_kobj;
@@ -215,6 +218,9 @@ struct trs_clt_kobj;
  * @hb_cqe: completion of our heartbeat
  * @hb_on: the server does heartbeats (TRS_CAP_HEARTBEAT)
  * @hb_busy: our heartbeat is in flight; guarded by conns[0].lock
+ * @slot_gen: the server echoes a generation in its replies' slot field
+ *	(TRS_CAP_SLOT_GEN)
+ * @tag_idx_mask: the bits of a reply's slot field that are the slot index
  * @nr_conns: connections
  * @conns: the connections
  * @ibdev: RDMA device of the path (all connections)
@@ -262,6 +268,8 @@ struct trs_clt_path {
 	struct ib_cqe		hb_cqe;
 	bool			hb_on;
 	bool			hb_busy;
+	bool			slot_gen;
+	u32			tag_idx_mask;
 
 	u32			nr_conns;
 	struct trs_clt_conn	*conns;

@@ -188,7 +188,7 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 
 	if (status > 0 || status < -MAX_ERRNO)
 		status = -EIO;
-	slot->rsp_imm = trs_imm_pack(TRS_IMM_RSP, slot->req.slot, -status);
+	slot->rsp_imm = trs_imm_pack(TRS_IMM_RSP, slot->tag, -status);
 	slot->rsp_len = status ? 0 : len;
 
 	/*
@@ -395,7 +395,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	enum trs_srv_state state;
 	unsigned long flags;
 	void *priv = NULL;
-	u32 imm, idx;
+	u32 imm, tag, idx;
 	int err = 0;
 
 	if (trs_wc_failed(wc, "request receive")) {
@@ -419,13 +419,15 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto violation;
 	}
 	imm = be32_to_cpu(wc->ex.imm_data);
-	idx = trs_imm_slot(imm);
+	tag = trs_imm_slot(imm);
+	idx = tag & sess->tag_idx_mask;
 	if (trs_imm_type(imm) != TRS_IMM_REQ || idx >= sess->queue_depth ||
 	    test_and_set_bit_lock(idx, sess->busy))
 		goto violation;
 
 	slot = &sess->slots[idx];
 	slot->conn = conn;
+	slot->tag = tag;
 	slot->req.conn = conn->idx;
 	trs_hb_alive(&sess->hb);
 	err = trs_srv_parse_req(slot, trs_imm_arg(imm), wc->byte_len);

@@ -552,6 +552,9 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		.max_io_size	= cpu_to_le32(sess->max_io_size),
 	};
 	get_random_bytes(sess->rsp.sess_key, sizeof(sess->rsp.sess_key));
+	sess->tag_idx_mask = sess->rsp.caps & cpu_to_le32(TRS_CAP_SLOT_GEN) ?
+			     TRS_IMM_MASK(TRS_SLOT_IDX_BITS) :
+			     TRS_IMM_MASK(TRS_IMM_SLOT_BITS);
 	sess->table_cqe.done = trs_srv_table_done;
 	trs_srv_hb_init(sess);
 

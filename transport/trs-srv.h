@@ -108,6 +108,8 @@ struct trs_srv_conn {
  * @raddr: READ: client buffer
  * @rkey: READ: its remote key
  * @more: the client has other requests in flight on the connection
+ * @tag: the slot field of the request's immediate, which the reply echoes
+ *	(index and, with TRS_CAP_SLOT_GEN, the client's generation)
  * @rsp_imm: immediate data of the reply
  * @rsp_len: data bytes of the reply
  * @wait_entry: on conn->rsp_wait
@@ -129,6 +131,7 @@ struct trs_srv_slot {
 	u64			raddr;
 	u32			rkey;
 	bool			more;
+	u32			tag;
 	u32			rsp_imm;
 	u32			rsp_len;
 	struct list_head	wait_entry;
@@ -172,6 +175,8 @@ enum trs_srv_state {
  * @hb: heartbeat timer: sends ours and checks the client's
  * @hb_cqe: completion of our heartbeat
  * @hb_on: the client does heartbeats (TRS_CAP_HEARTBEAT)
+ * @tag_idx_mask: the bits of a request's slot field that are the slot index:
+ *	all of them, or the index bits only with TRS_CAP_SLOT_GEN
  * @hb_busy: our heartbeat is in flight; guarded by conns[0]->lock
  * @ibdev: RDMA device of every connection
  * @pd: protection domain
@@ -212,6 +217,7 @@ struct trs_srv_sess {
 	struct ib_cqe		hb_cqe;
 	bool			hb_on;
 	bool			hb_busy;
+	u32			tag_idx_mask;
 
 	struct ib_device	*ibdev;
 	struct ib_pd		*pd;

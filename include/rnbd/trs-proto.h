@@ -19,7 +19,7 @@
 
 #define TRS_MAGIC		0x7e5b
 #define TRS_PROTO_VER_MAJOR	1
-#define TRS_PROTO_VER_MINOR	4
+#define TRS_PROTO_VER_MINOR	5
 
 /*
  * Capability bits exchanged in the handshake.
@@ -30,10 +30,16 @@
  * TRS_CAP_HEARTBEAT: both sides send a heartbeat (TRS_IMM_HB) on
  * connection 0 every TRS_HB_INTERVAL_MS and close the session when the
  * peer's stop (minor 3).
+ * TRS_CAP_SLOT_GEN: the slot field of a request's immediate carries a
+ * generation above the slot index, and the server's TRS_IMM_RSP echoes the
+ * field whole, so the client tells a reply to an earlier use of the slot
+ * from the reply to the request in it (minor 5).
  */
 #define TRS_CAP_RSP_BATCH	0x2u
 #define TRS_CAP_HEARTBEAT	0x4u
-#define TRS_CAPS_KNOWN		(TRS_CAP_RSP_BATCH | TRS_CAP_HEARTBEAT)
+#define TRS_CAP_SLOT_GEN	0x8u
+#define TRS_CAPS_KNOWN		(TRS_CAP_RSP_BATCH | TRS_CAP_HEARTBEAT | \
+				 TRS_CAP_SLOT_GEN)
 
 /* Heartbeat period, the same on both sides (TRS_CAP_HEARTBEAT). */
 #define TRS_HB_INTERVAL_MS	1000
@@ -70,6 +76,12 @@
  *  type TRS_IMM_RSP (server -> client): arg = status, an errno magnitude
  *                                       (0 = success).
  *
+ * With TRS_CAP_SLOT_GEN the slot field is a tag: the slot index in its low
+ * TRS_SLOT_IDX_BITS bits and, above them, a generation the client changes
+ * with every request on the slot.  A TRS_IMM_RSP carries the tag of the
+ * request it answers.  Without the capability the field is the index and
+ * its upper bits are zero.
+ *
  * A zero-length reply can answer up to 17 requests on one connection that
  * all succeeded and read nothing (TRS_CAP_RSP_BATCH):
  *
@@ -98,6 +110,24 @@
 #define TRS_RSP_BATCH_MAX	(1 + TRS_IMM_BATCH_BITS)	/* requests */
 
 #define TRS_IMM_MASK(bits)	((1u << (bits)) - 1)
+
+#define TRS_SLOT_IDX_BITS	12	/* ilog2(TRS_MAX_QUEUE_DEPTH) */
+#define TRS_SLOT_GEN_BITS	(TRS_IMM_SLOT_BITS - TRS_SLOT_IDX_BITS)
+
+/* The slot index a tag names (TRS_CAP_SLOT_GEN). */
+static inline u32 trs_tag_idx(u32 tag)
+{
+	BUILD_BUG_ON(TRS_MAX_QUEUE_DEPTH != 1u << TRS_SLOT_IDX_BITS);
+
+	return tag & TRS_IMM_MASK(TRS_SLOT_IDX_BITS);
+}
+
+/* The tag of the next request on the slot whose last tag was @tag. */
+static inline u32 trs_tag_next(u32 tag)
+{
+	return (tag + (1u << TRS_SLOT_IDX_BITS)) &
+	       TRS_IMM_MASK(TRS_IMM_SLOT_BITS);
+}
 
 static inline u32 trs_imm_pack(u32 type, u32 slot, u32 arg)
 {

@@ -54,6 +54,12 @@ expect "conn_idx 1, right uuid, random sess_key" "rejected ENOENT"
 expect "with the uuid of a half-made 2-connection session, zero key" "rejected EEXIST"
 expect "conn_idx 1 twice, right uuid and key" "rejected EEXIST"
 expect "magic link: path \"/proc/self/root" "answered ELOOP"
+# minor 5: the reply to a request carries its slot tag (generation) whole
+n=$(grep -cF "the reply echoes the tag" "$out")
+ok=$(grep -F "the reply echoes the tag" "$out" | grep -c -- "-> answered ENODEV")
+[ "$n" -ge 3 ] && [ "$n" = "$ok" ] ||
+	die "slot tags: $ok of $n replies echoed the tag: $(grep -F "the reply echoes the tag" "$out" | grep -v -- "-> answered ENODEV" | head -1)"
+expect "slot tag generation 3 above index queue_depth" "session closed"
 echo "$old_peer" >$P/max_sessions_per_peer
 
 # every session the hostile client made is gone: its RDMA objects...

@@ -124,6 +124,25 @@ for m in idle-slot dup-reply wrong-conn slot-out-of-range bad-type \
 	stop
 done
 dmesg | grep -q "bad reply" || die "no 'bad reply' line"
+# late-reply answers a request with the reply to its slot's previous one:
+# only the slot tag's generation (TRS_CAP_SLOT_GEN) tells them apart.  A
+# slot comes back after about queue-depth requests: 4 KiB ones, 256 reads
+# from each CPU (each has slots of its own)
+m=late-reply
+start $m --honest-after 1
+expect_eq "$m: map" "$(map hs-late)" OK
+dev=$(dev_of hs-late)
+head -c 1048576 /dev/urandom >/tmp/hs-data
+timeout $((90 * S)) dd if=/tmp/hs-data of="/dev/$dev" bs=4k oflag=direct 2>/tmp/hs.err ||
+	die "$m: write: $(cat /tmp/hs.err)"
+for c in 0 1; do
+	got=$(timeout $((90 * S)) taskset -c $c dd if="/dev/$dev" bs=4k count=256 iflag=direct 2>/dev/null | sha256sum)
+	expect_eq "$m: data read back on CPU $c" "$got" "$(sha256sum </tmp/hs-data)"
+done
+stop
+grep -q "carries a new request: sent the reply of its previous request.*-> session ended" \
+	"$out/hostile-srv-$m.log" ||
+	die "$m: the late reply was not refused: $(grep -m1 'carries a new request' "$out/hostile-srv-$m.log")"
 
 # -- the server stops its heartbeats: the client notices and reconnects
 start hb-silent --honest-after 1

@@ -124,7 +124,7 @@ static const struct {
 	[M_EMPTY_READ]		= { "empty-read", "every IO READ: status 0 with 0 bytes" },
 	[M_IDLE_SLOT]		= { "idle-slot", "first IO: correct reply, then a reply for a slot with nothing in flight" },
 	[M_DUP_REPLY]		= { "dup-reply", "first IO: the reply twice" },
-	[M_LATE_REPLY]		= { "late-reply", "first IO's reply sent again once its slot carries a new request" },
+	[M_LATE_REPLY]		= { "late-reply", "first IO READ's reply sent again once its slot carries a READ of the same length" },
 	[M_WRONG_CONN]		= { "wrong-conn", "first IO: answered on another connection (needs >= 2)" },
 	[M_SLOT_OUT_OF_RANGE]	= { "slot-out-of-range", "first IO: reply names slot queue_depth+5" },
 	[M_BAD_TYPE]		= { "bad-type", "first IO: reply imm type 0,1,3,5..15 (next one each session)" },
@@ -173,6 +173,7 @@ static struct {
 	unsigned long honest_after;	/* later sessions are honest; 0: none */
 	unsigned int observe_ms;
 	unsigned int errno_val;		/* open-errno, reopen-errno */
+	bool no_slot_gen;		/* refuse TRS_CAP_SLOT_GEN */
 	uint64_t seed;
 } opt = {
 	.addr		= "0.0.0.0",
@@ -228,6 +229,7 @@ struct lie {
 struct req {
 	struct conn		*conn;
 	unsigned int		slot;
+	unsigned int		tag;	/* slot field; the reply echoes it */
 	uint32_t		hdr_len;
 	uint32_t		byte_len;
 	struct trs_msg_req	th;
@@ -270,6 +272,7 @@ struct sess {
 	struct conn		*conns;
 	bool			table_sent;
 	bool			hb;		/* heartbeats granted */
+	bool			slot_gen;	/* TRS_CAP_SLOT_GEN granted */
 	uint64_t		hb_rx;
 
 	bool			closing;
@@ -286,6 +289,7 @@ struct sess {
 	int64_t			late_t;
 	bool			batch_valid;	/* batch-unasked: a held success */
 	unsigned int		batch_slot;
+	unsigned int		batch_tag;
 	struct conn		*batch_conn;
 	int64_t			batch_t;
 	int64_t			drop_at;	/* reopen-errno: when we hang up */
@@ -820,11 +824,15 @@ static void on_connect0(struct rdma_cm_id *id, const struct trs_msg_conn_req *re
 	s->chunk_size = TRS_HDR_AREA + s->max_io_size;
 	s->hb = s->mode == M_HB_SILENT &&
 		(s->client_caps & TRS_CAP_HEARTBEAT);
+	/* as the kernel server: granted when asked */
+	s->slot_gen = !opt.no_slot_gen &&
+		      (s->client_caps & TRS_CAP_SLOT_GEN);
 	s->rsp = (struct trs_msg_conn_rsp) {
 		.magic		= htole16(TRS_MAGIC),
 		.ver_major	= TRS_PROTO_VER_MAJOR,
 		.ver_minor	= TRS_PROTO_VER_MINOR,
-		.caps		= htole32(s->hb ? TRS_CAP_HEARTBEAT : 0),
+		.caps		= htole32((s->hb ? TRS_CAP_HEARTBEAT : 0) |
+					  (s->slot_gen ? TRS_CAP_SLOT_GEN : 0)),
 		.queue_depth	= htole16((uint16_t)s->qd),
 		.max_segments	= htole16((uint16_t)(s->max_io_size / 4096 + 1)),
 		.max_io_size	= htole32(s->max_io_size),
@@ -1006,6 +1014,7 @@ static void open_rsp_fill(struct sess *s, struct req *r)
 }
 
 static bool open_lie(struct sess *s, struct req *r);
+static void late_lie(struct sess *s, const struct req *r);
 
 static void serve_open(struct sess *s, struct req *r)
 {
@@ -1100,6 +1109,7 @@ static void serve_io(struct sess *s, struct req *r)
 	off = sector * SECTOR_SIZE;
 	switch (msg.op) {
 	case RNBD_OP_READ:
+		late_lie(s, r);
 		memcpy(chunk_data(s, r->slot), disk + off, len);
 		respond(s, r, 0, len);
 		return;
@@ -1193,7 +1203,6 @@ static void serve(struct sess *s, struct req *r)
 	}
 }
 
-static void late_lie(struct sess *s, struct conn *c, unsigned int slot);
 static void batch_tick(struct sess *s, int64_t now);
 
 static void on_recv(struct conn *c, const struct ibv_wc *wc)
@@ -1222,7 +1231,8 @@ static void on_recv(struct conn *c, const struct ibv_wc *wc)
 		return;
 	}
 	imm = ntohl(wc->imm_data);
-	r.slot = trs_imm_slot(imm);
+	r.tag = trs_imm_slot(imm);
+	r.slot = s->slot_gen ? trs_tag_idx(r.tag) : r.tag;
 	r.hdr_len = trs_imm_arg(imm);
 	r.byte_len = wc->byte_len;
 	if (trs_imm_type(imm) != TRS_IMM_REQ || r.slot >= s->qd ||
@@ -1234,7 +1244,6 @@ static void on_recv(struct conn *c, const struct ibv_wc *wc)
 	}
 	s->nr_reqs++;
 	s->busy[r.slot] = 1;
-	late_lie(s, c, r.slot);
 	serve(s, &r);
 }
 
@@ -1655,18 +1664,23 @@ static bool open_lie(struct sess *s, struct req *r)
 	}
 }
 
-/* late-reply: the held reply goes out when its slot carries a new request */
-static void late_lie(struct sess *s, struct conn *c, unsigned int slot)
+/*
+ * late-reply: the held reply to a READ goes out when its slot carries a
+ * new READ of the same length, before that one's own reply: only the slot
+ * tag's generation tells the two apart
+ */
+static void late_lie(struct sess *s, const struct req *r)
 {
 	struct rsp rsp = s->late;
 
-	if (!s->late_valid || slot != s->late.slot)
+	if (!s->late_valid || r->slot != s->late.slot ||
+	    r->data_len != s->late.len)
 		return;
 	s->late_valid = false;
-	rsp.conn = c;
+	rsp.conn = r->conn;
 	lie(s, "late", opt.observe_ms,
 	    "slot %u carries a new request: sent the reply of its previous request (%" PRId64 " ms old, imm %#x, %u bytes) on conn %u first",
-	    slot, now_ms() - s->late_t, rsp.imm, rsp.len, c->idx);
+	    r->slot, now_ms() - s->late_t, rsp.imm, rsp.len, r->conn->idx);
 	post_rsp(s, &rsp, WR_LIE);
 }
 
@@ -1716,7 +1730,7 @@ static void batch_tick(struct sess *s, int64_t now)
 		struct rsp rsp = {
 			.conn	= s->batch_conn,
 			.slot	= held,
-			.imm	= trs_imm_pack(TRS_IMM_RSP, held, 0),
+			.imm	= trs_imm_pack(TRS_IMM_RSP, s->batch_tag, 0),
 		};
 
 		s->batch_valid = false;
@@ -1756,7 +1770,7 @@ static bool reply_lie(struct sess *s, struct req *r, struct rsp *rsp,
 	case M_HUGE_STATUS:
 		if (!is_io(r))
 			return false;
-		rsp->imm = trs_imm_pack(TRS_IMM_RSP, r->slot, TRS_MAX_ERRNO);
+		rsp->imm = trs_imm_pack(TRS_IMM_RSP, r->tag, TRS_MAX_ERRNO);
 		rsp->len = 0;
 		lie(s, "status", w, "%s on slot %u: status 4095", req_name(r),
 		    r->slot);
@@ -1784,7 +1798,7 @@ static bool reply_lie(struct sess *s, struct req *r, struct rsp *rsp,
 		break;
 	case M_BAD_TYPE:
 		t = bad_types[s->variant % sizeof(bad_types)];
-		rsp->imm = trs_imm_pack(t, r->slot, (uint32_t)status);
+		rsp->imm = trs_imm_pack(t, r->tag, (uint32_t)status);
 		lie(s, "type", w, "%s on slot %u answered with imm type %u (imm %#x)",
 		    req_name(r), r->slot, t, rsp->imm);
 		break;
@@ -1823,6 +1837,8 @@ static bool reply_lie(struct sess *s, struct req *r, struct rsp *rsp,
 		post_rsp(s, rsp, WR_LIE);
 		return true;
 	case M_LATE_REPLY:
+		if (!is_io_read(r) || status || !rsp->len)
+			return false;
 		post_rsp(s, rsp, WR_REPLY);
 		s->lie_done = true;
 		s->late = *rsp;
@@ -1841,6 +1857,7 @@ static bool reply_lie(struct sess *s, struct req *r, struct rsp *rsp,
 		if (!s->batch_valid) {
 			s->batch_valid = true;
 			s->batch_slot = r->slot;
+			s->batch_tag = r->tag;
 			s->batch_conn = r->conn;
 			s->batch_t = now_ms();
 			s->busy[r->slot] = 1;
@@ -1866,7 +1883,7 @@ static void respond(struct sess *s, struct req *r, int status, uint32_t len)
 	struct rsp rsp = {
 		.conn	= r->conn,
 		.slot	= r->slot,
-		.imm	= trs_imm_pack(TRS_IMM_RSP, r->slot, (uint32_t)status),
+		.imm	= trs_imm_pack(TRS_IMM_RSP, r->tag, (uint32_t)status),
 		.len	= status ? 0 : len,
 		.raddr	= le64toh(r->th.addr),
 		.rkey	= le32toh(r->th.rkey),
@@ -1912,7 +1929,7 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: rnbd-hostile-srv [--addr ADDR] [--port PORT] [--mode MODE|cycle]\n"
 		"                        [--sessions N] [--honest-after N] [--observe-ms MS]\n"
-		"                        [--errno N] [--seed N]\n"
+		"                        [--errno N] [--no-slot-gen] [--seed N]\n"
 		"       rnbd-hostile-srv --list\n"
 		"\n"
 		"A hostile rnbd server: speaks the rnbd wire protocol to the kernel client\n"
@@ -1928,6 +1945,8 @@ static void print_usage(FILE *f)
 		"  --observe-ms MS    how long a lie's outcome is watched before it is printed\n"
 		"                     as \"kept going\" (default %u)\n"
 		"  --errno N          status of open-errno and reopen-errno OPEN answers\n"
+		"  --no-slot-gen      do not grant TRS_CAP_SLOT_GEN (replies carry no\n"
+		"                     generation: the client cannot tell a late one)\n"
 		"  --seed N           seed of the garbage (default: time)\n"
 		"  --list             print the modes\n"
 		"\n"
@@ -1956,6 +1975,7 @@ static int parse_args(int argc, char **argv)
 		{ "observe-ms",		required_argument, NULL, 'o' },
 		{ "seed",		required_argument, NULL, 's' },
 		{ "errno",		required_argument, NULL, 'e' },
+		{ "no-slot-gen",	no_argument,	   NULL, 'g' },
 		{ "list",		no_argument,	   NULL, 'l' },
 		{ "help",		no_argument,	   NULL, 'h' },
 		{}
@@ -2014,6 +2034,9 @@ static int parse_args(int argc, char **argv)
 				return 2;
 			}
 			opt.observe_ms = (unsigned int)v;
+			break;
+		case 'g':
+			opt.no_slot_gen = true;
 			break;
 		case 'e':
 			if (!parse_ulong(optarg, TRS_MAX_ERRNO, &v) || !v) {

@@ -333,6 +333,7 @@ struct hsess {
 	struct trs_chunk_desc *chunk;	/* MAX_SLOTS */
 	int16_t *rsp;			/* per slot: -1 none, else status */
 	uint32_t *rsp_len;
+	uint16_t *rsp_tag;		/* per slot: the last reply's slot field */
 	bool *pending;
 	unsigned int next_slot;
 	unsigned long n_hb, n_bad_imm, n_rsp;
@@ -366,8 +367,9 @@ static struct hsess *sess_alloc(const struct sess_opts *o)
 	s->chunk = calloc(MAX_SLOTS, sizeof(*s->chunk));
 	s->rsp = malloc(MAX_SLOTS * sizeof(*s->rsp));
 	s->rsp_len = calloc(MAX_SLOTS, sizeof(*s->rsp_len));
+	s->rsp_tag = calloc(MAX_SLOTS, sizeof(*s->rsp_tag));
 	s->pending = calloc(MAX_SLOTS, sizeof(*s->pending));
-	if (!s->chunk || !s->rsp || !s->rsp_len || !s->pending)
+	if (!s->chunk || !s->rsp || !s->rsp_len || !s->rsp_tag || !s->pending)
 		die("out of memory");
 	for (i = 0; i < MAX_SLOTS; i++)
 		s->rsp[i] = -1;
@@ -486,8 +488,12 @@ static void cq_pump(struct hconn *c)
 				continue;
 			}
 			if (type == TRS_IMM_RSP) {
-				slot = (imm >> TRS_IMM_SLOT_SHIFT) & 0xffff;
+				uint32_t tag = trs_imm_slot(imm);
+
+				slot = s->caps & TRS_CAP_SLOT_GEN ?
+				       trs_tag_idx(tag) : tag;
 				if (slot < MAX_SLOTS) {
+					s->rsp_tag[slot] = tag;
 					s->rsp[slot] = imm & 0xfff;
 					s->rsp_len[slot] = w->byte_len;
 					s->pending[slot] = false;
@@ -825,6 +831,7 @@ static void sess_free(struct hsess *s)
 	free(s->chunk);
 	free(s->rsp);
 	free(s->rsp_len);
+	free(s->rsp_tag);
 	free(s->pending);
 	free(s);
 }
@@ -878,7 +885,10 @@ static int post_send(struct hsess *s, int ci, enum ibv_wr_opcode op,
 	}, *bad;
 
 	if (op == IBV_WR_RDMA_WRITE_WITH_IMM || op == IBV_WR_SEND_WITH_IMM) {
-		unsigned int islot = (imm >> TRS_IMM_SLOT_SHIFT) & 0xffff;
+		unsigned int islot = trs_imm_slot(imm);
+
+		if (s->caps & TRS_CAP_SLOT_GEN)
+			islot = trs_tag_idx(islot);
 
 		wr.imm_data = htonl(imm);
 		/* whatever the type: a reply naming the slot is awaited */
@@ -1774,6 +1784,34 @@ static struct outcome c_imm_slot(struct hsess *s, long arg)
 	return after_post(s, err, slot);
 }
 
+/*
+ * TRS_CAP_SLOT_GEN: a CLOSE whose immediate carries generation @arg above
+ * the slot index, which the reply must echo; -1: generation 3 above index
+ * queue_depth (out of range however the field is read).
+ */
+static struct outcome c_imm_gen(struct hsess *s, long arg)
+{
+	unsigned int slot = slot_pick(s);
+	unsigned int idx = arg < 0 ? s->qd : slot;
+	uint32_t tag = (arg < 0 ? 3u : (uint32_t)arg) << TRS_SLOT_IDX_BITS | idx;
+	struct outcome o;
+
+	if (!(s->caps & TRS_CAP_SLOT_GEN)) {
+		note("TRS_CAP_SLOT_GEN asked, not granted (caps %#x)", s->caps);
+		return OUT(O_REJECTED, EOPNOTSUPP);
+	}
+	o = after_post(s, imm_post_close(s, 0, slot,
+					 trs_imm_pack(TRS_IMM_REQ, tag, CLOSE_HL),
+					 CLOSE_HL, -1, IBV_WR_RDMA_WRITE_WITH_IMM),
+		       idx);
+	if (o.k == O_ANSWERED && s->rsp_tag[slot] != tag) {
+		note("reply slot field %#x, request's %#x: not echoed",
+		     s->rsp_tag[slot], tag);
+		return OUT(O_REJECTED, EBADMSG);
+	}
+	return o;
+}
+
 /* A header of @hl bytes (transport header, CLOSE, zeros) right-aligned. */
 static struct outcome c_imm_hdrlen(struct hsess *s, long hl)
 {
@@ -2013,6 +2051,7 @@ static void grp_imm(void)
 	static const struct sess_opts hb = { .caps = TRS_CAP_HEARTBEAT };
 	static const struct sess_opts hb2 = { .caps = TRS_CAP_HEARTBEAT,
 					      .conn_cnt = 2 };
+	static const struct sess_opts gen = { .caps = TRS_CAP_SLOT_GEN };
 	uint32_t t, v;
 	long slots[] = { -1, -2, 4095, 4096, 0xffff, rnd(4097, 0xfffe) };
 	long big[] = { 537, 538, 1024, 4095, rnd(539, 4094) };
@@ -2105,6 +2144,13 @@ static void grp_imm(void)
 		end_case(c_imm_early(TRS_IMM_REQ));
 	CASE("imm-early", "immediate type %u before the session is open", t = rnd(2, 15))
 		end_case(c_imm_early(t));
+	for (t = 0; t < 3; t++) {
+		v = t ? rnd(1, 15) : 0;
+		CASE("imm-gen", "slot tag generation %u, CLOSE: the reply echoes the tag", v)
+			end_case(on_fresh(&gen, -1, c_imm_gen, v));
+	}
+	CASE("imm-gen", "slot tag generation 3 above index queue_depth")
+		end_case(on_fresh(&gen, -1, c_imm_gen, -1));
 }
 
 /* ---------------------------------------------------------------------- */

@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: an OPEN whose path lookup hangs in a mount that never answers (a
+#       FUSE file system whose daemon reads no request) blocks nothing
+#       else: the session's other device keeps doing verified IO, another
+#       session maps at once, the hung map fails (ETIMEDOUT or ECONNABORTED)
+#       when the client's 30 s are up and its session reconnects; once the
+#       mount is aborted the server ends the OPEN, and everything unmaps
+#       and unloads
+# boot: shared
+# timeout: 400
+S=${RNBD_TIMEOUT_SCALE:-1}
+kmsg "server-hung-lookup: start"
+klog() {
+	dmesg | sed -n '/rnbd-test: server-hung-lookup: start/,$p'
+}
+rnbd_setup
+modprobe fuse || die "modprobe fuse"
+nbA=$(nullb_create nullb1 64)
+nbB=$(nullb_create nullb2 16)
+mkdir -p /run/rnbd-hang
+python3 "$REPO/tests/lib/fuse-hang.py" /run/rnbd-hang >/tmp/fuse-hang.out 2>&1 &
+fpid=$!
+# never look below the mount point from here: that would hang too
+i=0
+until grep -q ' /run/rnbd-hang fuse' /proc/mounts; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || die "no FUSE mount: $(cat /tmp/fuse-hang.out)"
+	kill -0 $fpid 2>/dev/null || die "fuse-hang.py: $(cat /tmp/fuse-hang.out)"
+	sleep 0.1
+done
+# on any exit the hung lookup ends, so the cleanup after the case can unload
+trap 'kill $fpid 2>/dev/null; wait $fpid 2>/dev/null; umount -l /run/rnbd-hang 2>/dev/null' EXIT
+
+devA=$(map_dev hl "$nbA")
+# writes at 200 a second for about a minute, then a verify pass
+fio_outage_start "$devA" 48M
+
+t0=$(date +%s)
+kmsg "server-hung-lookup: map below the hung mount"
+sysfs_write "$MAP_CTL" \
+	"sessname=hl path=ip:$RXE_ADDR device_path=/run/rnbd-hang/disk" \
+	>/tmp/hung-map.out &
+mpid=$!
+# the OPEN waits in the server's lookup, not in the connection's work
+sleep 2
+kill -0 $mpid 2>/dev/null || die "the map below the hung mount ended early: $(cat /tmp/hung-map.out)"
+
+# another session maps and reads at once
+t1=$(date +%s)
+devB=$(map_dev hl2 "$nbB")
+dd if=/dev/urandom of=/tmp/hl-data bs=64k count=16 2>/dev/null
+dd if=/tmp/hl-data of=/dev/$devB bs=64k oflag=direct 2>/dev/null || die "write to $devB"
+expect_eq "data on the other session" \
+	"$(dd if=/dev/$devB bs=64k count=16 iflag=direct 2>/dev/null | sha256sum)" \
+	"$(sha256sum </tmp/hl-data)"
+t2=$(date +%s)
+log "another session mapped and did IO in $((t2 - t1)) s while the lookup hung"
+[ $((t2 - t1)) -le $((10 * S)) ] || die "the other session took $((t2 - t1)) s"
+kill -0 $mpid 2>/dev/null || die "the map below the hung mount ended early: $(cat /tmp/hung-map.out)"
+# and the hung session's own device went on meanwhile
+w0=$(awk '{ print $5 }' /sys/block/$devA/stat)
+sleep 2
+w1=$(awk '{ print $5 }' /sys/block/$devA/stat)
+log "writes on $devA during 2 s of the hung OPEN: $((w1 - w0))"
+[ $((w1 - w0)) -gt 0 ] || die "$devA did no write while the OPEN hung"
+
+wait $mpid
+t3=$(date +%s)
+# which of the two 30 s timeouts fires first: the map's own wait for the
+# answer (ETIMEDOUT), or the session's io_timeout_sec, whose reconnect
+# hands the OPEN back (ECONNABORTED)
+r=$(cat /tmp/hung-map.out)
+case $r in
+ETIMEDOUT) klog | grep -q "no answer to OPEN" || die "no log line for the OPEN timeout" ;;
+ECONNABORTED) klog | grep -q "unanswered for 30 s" || die "no log line for the request timeout" ;;
+*) die "map below the hung mount: $r" ;;
+esac
+log "the hung map failed with $r after $((t3 - t0)) s"
+[ $((t3 - t0)) -le $((45 * S)) ] || die "the hung map took $((t3 - t0)) s"
+# the session reconnected (the server closed the old one although its
+# OPEN still waits) and its device finishes its verified IO
+wait_path_state hl connected 60
+fio_wait_ok $FIO_PID
+
+# abort the mount: the lookup fails, the OPEN ends, and its old session's
+# chunks go
+kill $fpid
+wait $fpid
+umount -l /run/rnbd-hang || die "umount"
+trap - EXIT
+i=0
+until klog | grep -q "opening /run/rnbd-hang/disk failed"; do
+	i=$((i + 1)); [ $i -lt $((100 * S)) ] || die "the server's OPEN did not end"; sleep 0.1
+done
+unmap_dev "$devA"
+unmap_dev "$devB"
+i=0
+until [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ]; do
+	i=$((i + 1)); [ $i -lt $((100 * S)) ] || die "client sessions left"; sleep 0.1
+done
+unload_rnbd
+klog | grep -E "BUG|WARNING|hung_task" && die "kernel complaint"
+true
