@@ -344,7 +344,8 @@ static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 	disk->private_data = dev;
 	snprintf(disk->disk_name, sizeof(disk->disk_name), "rnbd%d", dev->idx);
 	rnbd_clt_set_limits(dev, disk->queue, rsp);
-	set_capacity(disk, le64_to_cpu(rsp->nsectors));
+	dev->srv_sectors = le64_to_cpu(rsp->nsectors);
+	set_capacity(disk, dev->srv_sectors);
 	set_disk_ro(disk, dev->access_mode == RNBD_ACCESS_RO);
 
 	dev->disk = disk;
@@ -669,4 +670,43 @@ void rnbd_clt_dev_exit(void)
 {
 	unregister_blkdev(rnbd_clt_major, "rnbd");
 	ida_destroy(&rnbd_clt_index_ida);
+}
+
+/**
+ * rnbd_clt_dev_resize() - set the size the disk shows
+ * @dev: the device
+ * @sectors: new size in 512-byte sectors: whole logical blocks, at most
+ *	the device's size on the server
+ *
+ * Shrinking hides the end of the device from this host (the server's
+ * device keeps its size); growing goes back up to the server's size.
+ *
+ * Context: process context, sleeps; takes sess->lock.
+ * Return: 0, -EINVAL for a size out of range, -ENODEV if the device is not
+ * open on the server (closed, or being mapped or unmapped).
+ */
+int rnbd_clt_dev_resize(struct rnbd_clt_dev *dev, u64 sectors)
+{
+	struct rnbd_clt_sess *sess = dev->sess;
+	u32 lbs;
+	int err = 0;
+
+	mutex_lock(&sess->lock);
+	if (dev->state != RNBD_CLT_DEV_MAPPED) {
+		err = -ENODEV;
+		goto unlock;
+	}
+	lbs = queue_logical_block_size(dev->disk->queue) >> SECTOR_SHIFT;
+	if (!sectors || sectors > dev->srv_sectors || sectors % lbs) {
+		pr_err("%s: resize: %llu sectors: want 1..%llu, a multiple of %u\n",
+		       dev->disk->disk_name, sectors, dev->srv_sectors, lbs);
+		err = -EINVAL;
+		goto unlock;
+	}
+	if (set_capacity_and_notify(dev->disk, sectors))
+		pr_info("%s: resized to %llu sectors\n", dev->disk->disk_name,
+			sectors);
+unlock:
+	mutex_unlock(&sess->lock);
+	return err;
 }

@@ -261,13 +261,13 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 	mutex_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->devs);
 	strscpy(sess->name, opts->sessname, sizeof(sess->name));
-	sess->dst = opts->dst;
+	sess->dst = opts->paths[0].dst;
 	sess->state = RNBD_CLT_SESS_CONNECTED;
 	INIT_WORK(&sess->reopen_work, rnbd_clt_reopen_work);
 	sess->trs_ops.priv = sess;
 	sess->trs_ops.event = rnbd_clt_sess_event;
 
-	sess->trs = trs_clt_open(sess->name, &sess->dst, &sess->trs_ops);
+	sess->trs = trs_clt_open(sess->name, &opts->paths[0], &sess->trs_ops);
 	if (IS_ERR(sess->trs)) {
 		err = PTR_ERR(sess->trs);
 		pr_err("session %s: connecting to %pISpc failed: %d\n",
@@ -296,35 +296,41 @@ free_sess:
 	return ERR_PTR(err);
 }
 
-static bool rnbd_clt_addr_eq(const struct sockaddr_storage *a,
-			     const struct sockaddr_storage *b)
+/* Every path= of @opts is a path of @sess (what tools send back). */
+static int rnbd_clt_sess_check_paths(struct rnbd_clt_sess *sess,
+				     const struct rnbd_clt_map_opts *opts)
 {
-	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
-	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
-	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
-	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+	const struct trs_clt_path_addr *p;
+	unsigned int i;
 
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return a4->sin_port == b4->sin_port &&
-		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-	return a6->sin6_port == b6->sin6_port &&
-	       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
-	       a6->sin6_scope_id == b6->sin6_scope_id;
+	for (i = 0; i < opts->nr_paths; i++) {
+		p = &opts->paths[i];
+		if (trs_clt_has_path(sess->trs, p))
+			continue;
+		if (p->src.ss_family != AF_UNSPEC)
+			pr_err("map_device: session %s has no path from %pISc to %pISpc (its path: to %pISpc)\n",
+			       sess->name, &p->src, &p->dst, &sess->dst);
+		else
+			pr_err("map_device: session %s has no path to %pISpc (its path: to %pISpc)\n",
+			       sess->name, &p->dst, &sess->dst);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**
  * rnbd_clt_sess_get() - find the session named in @opts or create it
- * @opts: parsed map request; its address is required to create a session
- *	and must match the session's if given for an existing one
+ * @opts: parsed map request; a path is required to create a session (one
+ *	path: multipath is not there yet), and paths given for an existing
+ *	session must be its own
  *
  * Creating a session connects it, with rnbd_clt_sess_mutex held: other
  * maps and the release of other sessions wait for the connect.
  *
  * Context: process context, sleeps.
  * Return: a referenced session or an ERR_PTR: -EINVAL for a missing or
- * different address, a transport error if the connect fails.
+ * different address, -EOPNOTSUPP for a new session with several paths, a
+ * transport error if the connect fails.
  */
 struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts)
 {
@@ -334,17 +340,18 @@ struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts)
 	list_for_each_entry(sess, &rnbd_clt_sessions, node) {
 		if (strcmp(sess->name, opts->sessname))
 			continue;
-		if (opts->has_dst && !rnbd_clt_addr_eq(&sess->dst, &opts->dst)) {
-			pr_err("map_device: session %s exists with another address (%pISpc)\n",
-			       sess->name, &sess->dst);
+		if (rnbd_clt_sess_check_paths(sess, opts))
 			sess = ERR_PTR(-EINVAL);
-		} else {
+		else
 			kref_get(&sess->ref);
-		}
 		goto unlock;
 	}
-	if (opts->has_dst) {
+	if (opts->nr_paths == 1) {
 		sess = rnbd_clt_sess_create(opts);
+	} else if (opts->nr_paths) {
+		pr_err("map_device: session %s: %u paths given; a session has one path (no multipath yet)\n",
+		       opts->sessname, opts->nr_paths);
+		sess = ERR_PTR(-EOPNOTSUPP);
 	} else {
 		pr_err("map_device: session %s does not exist and no path= was given\n",
 		       opts->sessname);

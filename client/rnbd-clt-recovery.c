@@ -144,7 +144,7 @@ static int rnbd_clt_same_dev(struct rnbd_clt_dev *dev,
 
 	if (err)
 		return err;
-	if (le64_to_cpu(rsp->nsectors) != get_capacity(dev->disk) ||
+	if (le64_to_cpu(rsp->nsectors) != dev->srv_sectors ||
 	    le16_to_cpu(rsp->logical_block_size) !=
 	    queue_logical_block_size(dev->disk->queue)) {
 		pr_err("%s: %s@%s changed size or block size on the server\n",
@@ -216,4 +216,68 @@ void rnbd_clt_reopen_work(struct work_struct *work)
 		more = rnbd_clt_reopen(dev);
 		kobject_put(&dev->kobj);
 	}
+}
+
+/**
+ * rnbd_clt_dev_remap() - open a closed device again
+ * @dev: the device, closed for good after a failed re-open (state
+ *	"closed") while its session is connected
+ *
+ * On success the device is open again and its IO flows.
+ *
+ * Context: process context, sleeps; takes sess->lock.
+ * Return: 0; -EALREADY if the device is open; -EBUSY if it is being
+ * mapped; -ENODEV if it is being unmapped; -ENOTCONN if its session is not
+ * connected; or the error of the open (the server's, a transport error,
+ * -EMEDIUMTYPE for a device that changed size).
+ */
+int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
+{
+	static const int errs[] = {
+		[RNBD_CLT_DEV_MAPPING]		= -EBUSY,
+		[RNBD_CLT_DEV_MAPPED]		= -EALREADY,
+		[RNBD_CLT_DEV_DISCONNECTED]	= 0,
+		[RNBD_CLT_DEV_UNMAPPING]	= -ENODEV,
+	};
+	struct rnbd_clt_sess *sess = dev->sess;
+	struct rnbd_msg_open_rsp rsp;
+	bool opened;
+	int err;
+
+	mutex_lock(&sess->lock);
+	err = errs[dev->state];
+	if (!err && sess->state != RNBD_CLT_SESS_CONNECTED)
+		err = -ENOTCONN;
+	mutex_unlock(&sess->lock);
+	if (err)
+		return err;
+
+	err = rnbd_clt_send_open(dev, &rsp);
+	opened = !err;
+	if (!err)
+		err = rnbd_clt_same_dev(dev, &rsp);
+	if (!err) {
+		mutex_lock(&sess->lock);
+		/* unmapped, remapped or disconnected meanwhile */
+		if (dev->state != RNBD_CLT_DEV_DISCONNECTED) {
+			err = errs[dev->state];
+		} else if (sess->state != RNBD_CLT_SESS_CONNECTED) {
+			err = -ENOTCONN;
+		} else {
+			dev->dev_id = le32_to_cpu(rsp.dev_id);
+			dev->epoch = sess->epoch;
+			WRITE_ONCE(dev->state, RNBD_CLT_DEV_MAPPED);
+			opened = false;
+		}
+		mutex_unlock(&sess->lock);
+	}
+	if (opened)
+		rnbd_clt_send_close(dev, le32_to_cpu(rsp.dev_id));
+	if (err)
+		pr_err("%s: remap of %s@%s failed: %d\n", dev->disk->disk_name,
+		       dev->path, sess->name, err);
+	else
+		pr_info("%s: %s@%s open again (remap)\n", dev->disk->disk_name,
+			dev->path, sess->name);
+	return err;
 }

@@ -41,6 +41,12 @@ static const match_table_t rnbd_clt_opt_tokens = {
 	{ RNBD_OPT_ERR,		NULL			},
 };
 
+/*
+ * Session names as upstream takes them ("host@server", dots and all), but
+ * never one that is not a plain sysfs directory name: no '/', spaces or
+ * control characters, not "." or "..", and no leading '.' (which tools
+ * listing the directory skip).
+ */
 static int rnbd_clt_check_sessname(const char *s)
 {
 	size_t len = strlen(s);
@@ -50,9 +56,13 @@ static int rnbd_clt_check_sessname(const char *s)
 		       RNBD_CLT_SESSNAME_MAX);
 		return -EINVAL;
 	}
+	if (s[0] == '.') {
+		pr_err("map_device: sessname may not start with '.'\n");
+		return -EINVAL;
+	}
 	for (; *s; s++) {
-		if (!isgraph(*s) || *s == '/' || *s == '.') {
-			pr_err("map_device: sessname may not contain '/', '.', spaces or control characters\n");
+		if (!isgraph(*s) || *s == '/') {
+			pr_err("map_device: sessname may not contain '/', spaces or control characters\n");
 			return -EINVAL;
 		}
 	}
@@ -75,10 +85,45 @@ static int rnbd_clt_check_dev_path(const char *s)
 	return 0;
 }
 
+/*
+ * A path= value: "[SRC@]DST" or "[SRC,]DST" (upstream's forms), each an
+ * "ip:" address; added to @opts unless it is there already.
+ */
+static int rnbd_clt_parse_path(char *val, struct rnbd_clt_map_opts *opts)
+{
+	struct trs_clt_path_addr addr = {};
+	char *dst = strpbrk(val, "@,");
+	unsigned int i;
+	int err;
+
+	if (dst) {
+		*dst++ = '\0';
+		err = trs_addr_parse(val, &addr.src) ?:
+		      trs_addr_parse(dst, &addr.dst);
+		if (!err && addr.src.ss_family != addr.dst.ss_family)
+			err = -EINVAL;
+	} else {
+		err = trs_addr_parse(val, &addr.dst);
+	}
+	if (err) {
+		pr_err("map_device: bad path '%.64s%s%.64s': want [SRC@]DST, each ip:<IPv4 or IPv6[%%scope]> (the same family)\n",
+		       val, dst ? "@" : "", dst ?: "");
+		return -EINVAL;
+	}
+	for (i = 0; i < opts->nr_paths; i++)
+		if (!memcmp(&opts->paths[i], &addr, sizeof(addr)))
+			return 0;
+	if (opts->nr_paths == RNBD_CLT_MAX_PATHS) {
+		pr_err("map_device: more than %d paths\n", RNBD_CLT_MAX_PATHS);
+		return -EINVAL;
+	}
+	opts->paths[opts->nr_paths++] = addr;
+	return 0;
+}
+
 /* One option of map_device; @val points into the caller's copy. */
 static int rnbd_clt_parse_opt(int token, char *val,
-			      struct rnbd_clt_map_opts *opts,
-			      char **addr, u16 *port)
+			      struct rnbd_clt_map_opts *opts, u16 *port)
 {
 	switch (token) {
 	case RNBD_OPT_SESSNAME:
@@ -87,8 +132,7 @@ static int rnbd_clt_parse_opt(int token, char *val,
 		strscpy(opts->sessname, val, sizeof(opts->sessname));
 		return 0;
 	case RNBD_OPT_PATH:
-		*addr = val;
-		return 0;
+		return rnbd_clt_parse_path(val, opts);
 	case RNBD_OPT_DEV_PATH:
 		if (rnbd_clt_check_dev_path(val))
 			return -EINVAL;
@@ -128,18 +172,20 @@ static void rnbd_clt_set_port(struct sockaddr_storage *addr, u16 port)
  * @count: their number
  * @opts: receives the options
  *
- * Space separated key=value tokens in any order, each key at most once;
- * sessname and device_path are required.  Every rejection logs one line.
+ * Space separated key=value tokens in any order, each key at most once
+ * but path=, which may name up to RNBD_CLT_MAX_PATHS paths; sessname and
+ * device_path are required.  Every rejection logs one line.
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
 int rnbd_clt_parse_map_opts(const char *buf, size_t count,
 			    struct rnbd_clt_map_opts *opts)
 {
-	char *options, *cur, *tok, *addr = NULL;
+	char *options, *cur, *tok;
 	substring_t args[MAX_OPT_ARGS];
 	u16 port = 0;
 	unsigned long seen = 0;
+	unsigned int i;
 	int token, err = -EINVAL;
 
 	/* sysfs hands over at most a page: a full one may be truncated */
@@ -170,12 +216,13 @@ int rnbd_clt_parse_map_opts(const char *buf, size_t count,
 			       tok);
 			goto free_options;
 		}
-		if (__test_and_set_bit(token, &seen)) {
+		if (__test_and_set_bit(token, &seen) &&
+		    token != RNBD_OPT_PATH) {
 			pr_err("map_device: option given twice: '%.32s'\n", tok);
 			goto free_options;
 		}
 		/* "%s" matched up to the end of the token: args[0] ends in NUL */
-		if (rnbd_clt_parse_opt(token, args[0].from, opts, &addr, &port))
+		if (rnbd_clt_parse_opt(token, args[0].from, opts, &port))
 			goto free_options;
 	}
 
@@ -184,19 +231,12 @@ int rnbd_clt_parse_map_opts(const char *buf, size_t count,
 		pr_err("map_device: sessname= and device_path= are required\n");
 		goto free_options;
 	}
-	if (port && !addr) {
+	if (port && !opts->nr_paths) {
 		pr_err("map_device: dest_port= needs path=\n");
 		goto free_options;
 	}
-	if (addr) {
-		if (trs_addr_parse(addr, &opts->dst)) {
-			pr_err("map_device: bad path '%.64s': want ip:<IPv4 or IPv6[%%scope]>\n",
-			       addr);
-			goto free_options;
-		}
-		rnbd_clt_set_port(&opts->dst, port ?: TRS_DEFAULT_PORT);
-		opts->has_dst = true;
-	}
+	for (i = 0; i < opts->nr_paths; i++)
+		rnbd_clt_set_port(&opts->paths[i].dst, port ?: TRS_DEFAULT_PORT);
 	err = 0;
 free_options:
 	kfree(options);
@@ -207,7 +247,8 @@ static ssize_t map_device_show(struct device *d, struct device_attribute *attr,
 			       char *page)
 {
 	return sysfs_emit(page,
-			  "Usage: echo \"sessname=<session name> [path=ip:<IPv4 or IPv6[%%scope]>] [dest_port=<port>] device_path=<path on the server> [access_mode=<ro|rw>]\" > %s\n",
+			  "Usage: echo \"sessname=<session name> [path=[<src>@]<dst>] [dest_port=<port>] device_path=<path on the server> [access_mode=<ro|rw>]\" > %s\n"
+			  "  <src>, <dst>: ip:<IPv4 or IPv6[%%scope]>\n",
 			  attr->attr.name);
 }
 
@@ -313,11 +354,51 @@ static ssize_t unmap_device_store(struct kobject *kobj,
 	return err ?: count;
 }
 
+static ssize_t resize_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *page)
+{
+	return sysfs_emit(page, "Usage: echo <sectors> > %s\n",
+			  attr->attr.name);
+}
+
+static ssize_t resize_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct rnbd_clt_dev *dev = rnbd_clt_kobj_to_dev(kobj);
+	u64 sectors;
+	int err;
+
+	err = kstrtou64(buf, 0, &sectors);
+	if (err)
+		return err;
+	return rnbd_clt_dev_resize(dev, sectors) ?: count;
+}
+
+static ssize_t remap_device_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "Usage: echo 1 > %s\n", attr->attr.name);
+}
+
+static ssize_t remap_device_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct rnbd_clt_dev *dev = rnbd_clt_kobj_to_dev(kobj);
+	bool on;
+
+	if (kstrtobool(buf, &on) || !on)
+		return -EINVAL;
+	return rnbd_clt_dev_remap(dev) ?: count;
+}
+
 static struct kobj_attribute rnbd_clt_session_attr = __ATTR_RO(session);
 static struct kobj_attribute rnbd_clt_mapping_path_attr = __ATTR_RO(mapping_path);
 static struct kobj_attribute rnbd_clt_access_mode_attr = __ATTR_RO(access_mode);
 static struct kobj_attribute rnbd_clt_state_attr = __ATTR_RO(state);
 static struct kobj_attribute rnbd_clt_unmap_device_attr = __ATTR_RW(unmap_device);
+static struct kobj_attribute rnbd_clt_resize_attr = __ATTR_RW(resize);
+static struct kobj_attribute rnbd_clt_remap_device_attr = __ATTR_RW(remap_device);
 
 static struct attribute *rnbd_clt_dev_attrs[] = {
 	&rnbd_clt_session_attr.attr,
@@ -325,6 +406,8 @@ static struct attribute *rnbd_clt_dev_attrs[] = {
 	&rnbd_clt_access_mode_attr.attr,
 	&rnbd_clt_state_attr.attr,
 	&rnbd_clt_unmap_device_attr.attr,
+	&rnbd_clt_resize_attr.attr,
+	&rnbd_clt_remap_device_attr.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(rnbd_clt_dev);

@@ -30,6 +30,7 @@
 #define RNBD_CLT_PART_BITS	6	/* 64 minors per disk, as upstream */
 #define RNBD_CLT_SESSNAME_MAX	(NAME_MAX - 1)	/* the transport's limit */
 #define RNBD_CLT_RESERVED_TAGS	2	/* tags kept for OPEN and CLOSE */
+#define RNBD_CLT_MAX_PATHS	8	/* path= options of one map_device */
 #define RNBD_CLT_INLINE_SG_CNT	2	/* sg entries inside each request */
 
 /**
@@ -68,15 +69,16 @@ enum rnbd_clt_sess_state {
  * struct rnbd_clt_map_opts - a parsed write to map_device
  * @sessname: session name
  * @path: device path on the server, NUL terminated
- * @dst: server address and port, valid if @has_dst
- * @has_dst: a path= option was given
+ * @paths: the path= options: server address and port, and local
+ *	address if given; duplicates removed
+ * @nr_paths: entries in @paths
  * @access_mode: RNBD_ACCESS_RO or RNBD_ACCESS_RW
  */
 struct rnbd_clt_map_opts {
 	char			sessname[RNBD_CLT_SESSNAME_MAX + 1];
 	char			path[RNBD_PATH_MAX];
-	struct sockaddr_storage	dst;
-	bool			has_dst;
+	struct trs_clt_path_addr paths[RNBD_CLT_MAX_PATHS];
+	unsigned int		nr_paths;
 	enum rnbd_access_mode	access_mode;
 };
 
@@ -130,6 +132,8 @@ struct rnbd_clt_sess {
  * @epoch: the session's epoch of @dev_id; under sess->lock
  * @idx: N of /dev/rnbdN
  * @dev_id: device id the server gave in its open response
+ * @srv_sectors: size of the device on the server, in 512-byte sectors, as
+ *	its open response said; the disk may show less (resize)
  * @access_mode: RNBD_ACCESS_RO or RNBD_ACCESS_RW
  * @path: device path on the server
  * @link_name: name of the link in /sys/class/rnbd-client/ctl/devices/,
@@ -145,6 +149,7 @@ struct rnbd_clt_dev {
 	u32			epoch;
 	int			idx;
 	u32			dev_id;
+	u64			srv_sectors;
 	enum rnbd_access_mode	access_mode;
 	char			path[RNBD_PATH_MAX];
 	char			link_name[NAME_MAX + 1];
@@ -178,6 +183,7 @@ void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev);
 void rnbd_clt_reopen_work(struct work_struct *work);
 void rnbd_clt_dev_hold(struct rnbd_clt_dev *dev);
 void rnbd_clt_dev_unhold(struct rnbd_clt_dev *dev);
+int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev);
 
 /* rnbd-clt-dev.c: block devices */
 extern const struct blk_mq_ops rnbd_clt_mq_ops;
@@ -187,6 +193,7 @@ int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
 			    const struct rnbd_msg_open_rsp *rsp);
 int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
 			  const struct attribute *self);
+int rnbd_clt_dev_resize(struct rnbd_clt_dev *dev, u64 sectors);
 int rnbd_clt_dev_init(void);
 void rnbd_clt_dev_exit(void);
 

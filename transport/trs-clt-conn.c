@@ -211,7 +211,9 @@ static int trs_clt_dev_init(struct trs_clt_path *path,
 	WRITE_ONCE(path->ibdev, dev);
 	strscpy(path->hca_name, dev_name(&dev->dev), sizeof(path->hca_name));
 	path->hca_port = cm_id->port_num;
+	spin_lock_irq(&path->state_lock);
 	memcpy(&path->src, &cm_id->route.addr.src_addr, sizeof(path->src));
+	spin_unlock_irq(&path->state_lock);
 	return 0;
 
 free_table:
@@ -265,7 +267,10 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 	end = jiffies + msecs_to_jiffies(TRS_CONNECT_TIMEOUT_MS);
 	do {
 		trs_clt_step_begin(conn, "address resolution");
-		err = rdma_resolve_addr(cm_id, NULL,
+		err = rdma_resolve_addr(cm_id,
+					path->src_req.ss_family == AF_UNSPEC ?
+					NULL :
+					(struct sockaddr *)&path->src_req,
 					(struct sockaddr *)&path->dst,
 					TRS_ADDR_TRY_MS);
 		if (!err)

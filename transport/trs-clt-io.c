@@ -529,10 +529,13 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 
 	conn->stats.requests++;
 	conn->stats.wrs_posted += reg.mr ? TRS_CLT_MR_WRS - 1 : 1;
-	if (io->dir == DMA_TO_DEVICE)
+	if (io->dir == DMA_TO_DEVICE) {
+		conn->stats.writes++;
 		conn->stats.bytes_written += io->data_len;
-	else if (io->dir == DMA_FROM_DEVICE)
+	} else if (io->dir == DMA_FROM_DEVICE) {
+		conn->stats.reads++;
 		conn->stats.bytes_read += io->data_len;
+	}
 	return 0;
 
 unmap:

@@ -172,6 +172,7 @@ void trs_clt_reconnect_work(struct work_struct *work)
 			sess->lost = false;
 			trs_clt_info(sess, "reconnected after %u failed attempts\n",
 				     path->attempts);
+			WRITE_ONCE(path->reconnects, path->reconnects + 1);
 			trs_clt_event(sess, TRS_CLT_EV_RECONNECTED);
 			mutex_unlock(&sess->event_mutex);
 			return;
@@ -185,6 +186,7 @@ void trs_clt_reconnect_work(struct work_struct *work)
 	if (trs_clt_path_state(path) == TRS_CLT_PATH_CLOSED)
 		return;
 	path->attempts++;
+	WRITE_ONCE(path->reconnect_fails, path->reconnect_fails + 1);
 	trs_clt_err_rl(sess, "reconnect attempt %u failed (last step: %s on connection %u): %pe\n",
 		       path->attempts, path->setup_step, path->setup_conn,
 		       ERR_PTR(err));

@@ -5,6 +5,7 @@
  *
  *   /sys/class/rtrs-client/<sessname>/{reconnect_delay_sec,...}
  *   /sys/class/rtrs-client/<sessname>/paths/<src@dst>/{state,hca_name,...}
+ *   /sys/class/rtrs-client/<sessname>/paths/<src@dst>/stats/{rdma,...}
  *   /sys/class/rtrs-client/<sessname>/paths/<src@dst>/conns/<i>/{cpu,...}
  *
  * The sysfs objects only point at the session, its path and its
@@ -76,7 +77,13 @@ static ssize_t trs_clt_addr_show(const struct sockaddr_storage *addr,
 static ssize_t src_addr_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
-	return trs_clt_addr_show(&to_trs_clt_kobj(kobj)->path->src, buf);
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
+	struct sockaddr_storage src;
+
+	spin_lock_irq(&path->state_lock);
+	src = path->src;
+	spin_unlock_irq(&path->state_lock);
+	return trs_clt_addr_show(&src, buf);
 }
 
 static ssize_t dst_addr_show(struct kobject *kobj,
@@ -132,6 +139,89 @@ static struct trs_clt_stat_attr trs_clt_stat_attrs[] = {
 	TRS_CLT_STAT(write_ack_waits),
 };
 
+/*
+ * paths/<src@dst>/stats/: upstream RTRS's formats, so that its tools read
+ * them.  rdma: reads, bytes read, writes, bytes written, requests in
+ * flight, requests moved to another path (none: one path per session).
+ */
+static ssize_t rdma_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
+	u64 reads = 0, writes = 0, rbytes = 0, wbytes = 0;
+	struct trs_clt_conn *conn;
+	unsigned long flags;
+	u32 i, inflight = 0;
+
+	for (i = 0; i < path->nr_conns; i++) {
+		conn = &path->conns[i];
+		spin_lock_irqsave(&conn->lock, flags);
+		reads += conn->stats.reads;
+		rbytes += conn->stats.bytes_read;
+		writes += conn->stats.writes;
+		wbytes += conn->stats.bytes_written;
+		inflight += conn->inflight;
+		spin_unlock_irqrestore(&conn->lock, flags);
+	}
+	return sysfs_emit(buf, "%llu %llu %llu %llu %u %llu\n", reads, rbytes,
+			  writes, wbytes, inflight, 0ULL);
+}
+
+/* reconnects: successful ones, then failed attempts */
+static ssize_t reconnects_show(struct kobject *kobj,
+			       struct kobj_attribute *attr, char *buf)
+{
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
+
+	return sysfs_emit(buf, "%u %u\n", READ_ONCE(path->reconnects),
+			  READ_ONCE(path->reconnect_fails));
+}
+
+static ssize_t reset_all_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "echo 1 to reset all statistics\n");
+}
+
+/* Writing 1 zeroes the path's counters and its connections'. */
+static ssize_t trs_clt_stats_reset(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
+	struct trs_clt_conn *conn;
+	unsigned long flags;
+	bool on;
+	u32 i;
+
+	if (kstrtobool(buf, &on) || !on)
+		return -EINVAL;
+	for (i = 0; i < path->nr_conns; i++) {
+		conn = &path->conns[i];
+		spin_lock_irqsave(&conn->lock, flags);
+		memset(&conn->stats, 0, sizeof(conn->stats));
+		spin_unlock_irqrestore(&conn->lock, flags);
+	}
+	WRITE_ONCE(path->reconnects, 0);
+	WRITE_ONCE(path->reconnect_fails, 0);
+	return count;
+}
+
+static struct kobj_attribute trs_clt_attr_rdma =
+	__ATTR(rdma, 0644, rdma_show, trs_clt_stats_reset);
+static struct kobj_attribute trs_clt_attr_reconnects =
+	__ATTR(reconnects, 0644, reconnects_show, trs_clt_stats_reset);
+static struct kobj_attribute trs_clt_attr_reset_all =
+	__ATTR(reset_all, 0644, reset_all_show, trs_clt_stats_reset);
+
+static struct attribute *trs_clt_stats_attrs[] = {
+	&trs_clt_attr_rdma.attr,
+	&trs_clt_attr_reconnects.attr,
+	&trs_clt_attr_reset_all.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(trs_clt_stats);
+
 static struct kobj_attribute trs_clt_attr_state = __ATTR_RO(state);
 static struct kobj_attribute trs_clt_attr_hca_name = __ATTR_RO(hca_name);
 static struct kobj_attribute trs_clt_attr_hca_port = __ATTR_RO(hca_port);
@@ -169,6 +259,12 @@ static const struct kobj_type trs_clt_path_ktype = {
 	.release	= trs_clt_kobj_release,
 	.sysfs_ops	= &kobj_sysfs_ops,
 	.default_groups	= trs_clt_path_groups,
+};
+
+static const struct kobj_type trs_clt_stats_ktype = {
+	.release	= trs_clt_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= trs_clt_stats_groups,
 };
 
 static const struct kobj_type trs_clt_conn_ktype = {
@@ -316,6 +412,10 @@ static int trs_clt_path_sysfs_add(struct trs_clt_path *path)
 				      path->sess->paths_kobj, name);
 	if (!path->kobj)
 		return -ENOMEM;
+	path->stats_kobj = trs_clt_kobj_add(path, NULL, &trs_clt_stats_ktype,
+					    &path->kobj->kobj, "stats");
+	if (!path->stats_kobj)
+		return -ENOMEM;
 	path->conns_kobj = kobject_create_and_add("conns", &path->kobj->kobj);
 	path->conn_kobjs = TRS_FI(kcalloc(path->nr_conns,
 					  sizeof(*path->conn_kobjs), GFP_KERNEL),
@@ -346,6 +446,9 @@ static void trs_clt_path_sysfs_del(struct trs_clt_path *path)
 	}
 	trs_clt_kobj_del(path->conns_kobj);
 	path->conns_kobj = NULL;
+	if (path->stats_kobj)
+		trs_clt_kobj_del(&path->stats_kobj->kobj);
+	path->stats_kobj = NULL;
 	if (path->kobj)
 		trs_clt_kobj_del(&path->kobj->kobj);
 	path->kobj = NULL;

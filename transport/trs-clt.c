@@ -102,8 +102,9 @@ static struct trs_clt_sess *trs_clt_find(const char *name)
 	return NULL;
 }
 
-static struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
-					       const struct sockaddr_storage *dst)
+static struct trs_clt_path *
+trs_clt_path_alloc(struct trs_clt_sess *sess,
+		   const struct trs_clt_path_addr *addr)
 {
 	struct trs_clt_path *path;
 	u32 i;
@@ -119,7 +120,8 @@ static struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
 		return NULL;
 	}
 	path->sess = sess;
-	path->dst = *dst;
+	path->dst = addr->dst;
+	path->src_req = addr->src;
 	if (!*trs_clt_port(&path->dst))
 		*trs_clt_port(&path->dst) = htons(TRS_DEFAULT_PORT);
 	spin_lock_init(&path->state_lock);
@@ -143,9 +145,9 @@ static void trs_clt_path_free(struct trs_clt_path *path)
 }
 
 /* Allocate a session with its path and reserve its name. */
-static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
-					       const struct sockaddr_storage *dst,
-					       const struct trs_clt_ops *ops)
+static struct trs_clt_sess *
+trs_clt_sess_alloc(const char *name, const struct trs_clt_path_addr *addr,
+		   const struct trs_clt_ops *ops)
 {
 	struct trs_clt_sess *sess;
 	int err = -ENOMEM;
@@ -156,7 +158,7 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 	sess->name = TRS_FI(kstrdup(name, GFP_KERNEL), NULL);
 	if (!sess->name)
 		goto free_sess;
-	sess->path = trs_clt_path_alloc(sess, dst);
+	sess->path = trs_clt_path_alloc(sess, addr);
 	if (!sess->path)
 		goto free_name;
 
@@ -201,8 +203,8 @@ static void trs_clt_sess_free(struct trs_clt_sess *sess)
  * trs_clt_open() - connect a session to a server
  * @sessname: session name, unique on this host: 1..NAME_MAX-1 characters,
  *	no '/'; names the sysfs directory /sys/class/rtrs-client/<sessname>
- * @dst: server address (AF_INET or AF_INET6); port 0 means
- *	TRS_DEFAULT_PORT
+ * @addr: the path's addresses: the server's, and the local one to use or
+ *	none (then of the same family)
  * @ops: user callbacks, copied
  *
  * Opens one connection per CPU and waits until all of them and the
@@ -218,19 +220,22 @@ static void trs_clt_sess_free(struct trs_clt_sess *sess)
  * or the errno the server rejected the session with.
  */
 struct trs_clt_sess *trs_clt_open(const char *sessname,
-				  const struct sockaddr_storage *dst,
+				  const struct trs_clt_path_addr *addr,
 				  const struct trs_clt_ops *ops)
 {
 	struct trs_clt_sess *sess;
 	struct trs_clt_path *path;
-	char addr[TRS_ADDR_LEN];
+	char name[TRS_ADDR_LEN];
 	int err;
 
-	if (!sessname || !trs_clt_name_ok(sessname) || !dst || !ops ||
-	    (dst->ss_family != AF_INET && dst->ss_family != AF_INET6))
+	if (!sessname || !trs_clt_name_ok(sessname) || !addr || !ops ||
+	    (addr->dst.ss_family != AF_INET &&
+	     addr->dst.ss_family != AF_INET6) ||
+	    (addr->src.ss_family != AF_UNSPEC &&
+	     addr->src.ss_family != addr->dst.ss_family))
 		return ERR_PTR(-EINVAL);
 
-	sess = trs_clt_sess_alloc(sessname, dst, ops);
+	sess = trs_clt_sess_alloc(sessname, addr, ops);
 	if (IS_ERR(sess))
 		return sess;
 	path = sess->path;
@@ -254,9 +259,9 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 		goto remove_sysfs;
 	}
 
-	trs_addr_print((struct sockaddr *)&path->dst, addr, sizeof(addr));
+	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
 	trs_clt_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
-		     addr, ntohs(*trs_clt_port(&path->dst)),
+		     name, ntohs(*trs_clt_port(&path->dst)),
 		     path->hca_name, path->nr_conns, sess->queue_depth,
 		     sess->max_io_size, sess->max_segments);
 	return sess;
@@ -266,9 +271,9 @@ remove_sysfs:
 teardown:
 	trs_clt_path_teardown(path);
 free_sess:
-	trs_addr_print((struct sockaddr *)&path->dst, addr, sizeof(addr));
+	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
 	trs_clt_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
-		    addr, ntohs(*trs_clt_port(&path->dst)),
+		    name, ntohs(*trs_clt_port(&path->dst)),
 		    path->setup_step ?: "setup", path->setup_conn,
 		    ERR_PTR(err));
 	trs_clt_sess_free(sess);
@@ -323,6 +328,64 @@ void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs)
 	attrs->nr_conns = sess->path->nr_conns;
 }
 EXPORT_SYMBOL_GPL(trs_clt_query);
+
+static bool trs_clt_addr_eq(const struct sockaddr_storage *a,
+			    const struct sockaddr_storage *b, bool port)
+{
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
+	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return (!port || a4->sin_port == b4->sin_port) &&
+		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family != AF_INET6)
+		return false;
+	return (!port || a6->sin6_port == b6->sin6_port) &&
+	       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
+	       a6->sin6_scope_id == b6->sin6_scope_id;
+}
+
+/**
+ * trs_clt_has_path() - is @addr a path of the session?
+ * @sess: from trs_clt_open()
+ * @addr: server address and port (port 0: TRS_DEFAULT_PORT), and the
+ *	local address or none
+ *
+ * A local address matches the one the path was opened with or, if it was
+ * opened without one, the one its last connect resolved to (what sysfs
+ * shows in src_addr).
+ *
+ * Return: true if the session has a path to that server address from that
+ * local address.
+ */
+bool trs_clt_has_path(struct trs_clt_sess *sess,
+		      const struct trs_clt_path_addr *addr)
+{
+	struct trs_clt_path *path = sess->path;
+	struct sockaddr_storage dst = addr->dst;
+	bool ok;
+
+	if (dst.ss_family != AF_INET && dst.ss_family != AF_INET6)
+		return false;
+	if (!*trs_clt_port(&dst))
+		*trs_clt_port(&dst) = htons(TRS_DEFAULT_PORT);
+	if (!trs_clt_addr_eq(&path->dst, &dst, true))
+		return false;
+	if (addr->src.ss_family == AF_UNSPEC)
+		return true;
+	if (path->src_req.ss_family != AF_UNSPEC)
+		return trs_clt_addr_eq(&path->src_req, &addr->src, false);
+	/* written by a reconnect's address resolution, under the lock */
+	spin_lock_irq(&path->state_lock);
+	ok = trs_clt_addr_eq(&path->src, &addr->src, false);
+	spin_unlock_irq(&path->state_lock);
+	return ok;
+}
+EXPORT_SYMBOL_GPL(trs_clt_has_path);
 
 /**
  * trs_clt_connected() - whether a session can take requests

@@ -79,6 +79,8 @@ enum trs_clt_path_state {
 /**
  * struct trs_clt_stats - per connection counters, shown in sysfs
  * @requests: requests posted
+ * @reads: requests with data from the server posted
+ * @writes: requests with data to the server posted
  * @bytes_read: data bytes requested from the server
  * @bytes_written: data bytes sent to the server
  * @wrs_posted: send and receive work requests posted
@@ -87,6 +89,8 @@ enum trs_clt_path_state {
  */
 struct trs_clt_stats {
 	u64	requests;
+	u64	reads;
+	u64	writes;
 	u64	bytes_read;
 	u64	bytes_written;
 	u64	wrs_posted;
@@ -199,15 +203,20 @@ struct trs_clt_kobj;
  * @sess: owner
  * @dst: server address and port
  * @src: local address the route resolved to
+ * @src_req: local address asked for, zeroed if none: every address
+ *	resolution binds it
  * @state_lock: guards @state, @setup_err, @table_err, @table_done,
- *	@bounce_err, @bounce_done and the connections' connect
- *	step results
+ *	@bounce_err, @bounce_done, the connections' connect step results,
+ *	and @src once the path is in sysfs
  * @state: enum trs_clt_path_state
  * @setup_err: first error of the running trs_clt_path_setup()
  * @setup_wq: trs_clt_path_setup() waits here for connect steps
  * @setup_step: what the running or last setup waited for last, for logs
  * @setup_conn: on which connection; both written by the setup only
  * @attempts: failed reconnect attempts in a row; recovery works only
+ * @reconnects: reconnects that succeeded; written by the recovery works
+ *	and by a reset in sysfs (statistics: WRITE_ONCE, no lock)
+ * @reconnect_fails: reconnect attempts that failed; the same
  * @up: the RDMA resources exist: trs_clt_path_setup() succeeded and
  *	trs_clt_path_teardown() did not run since.  Written by whoever owns
  *	the path: trs_clt_open(), then one recovery work at a time, then
@@ -246,6 +255,7 @@ struct trs_clt_kobj;
  * @bounce_done: the bounce MRs' registration completed
  * @bounce_cqe: completion of its last REG_MR
  * @kobj: sysfs paths/<src@dst> directory
+ * @stats_kobj: sysfs "stats" directory
  * @conns_kobj: sysfs "conns" directory
  * @conn_kobjs: sysfs conns/<i> directories
  */
@@ -253,6 +263,7 @@ struct trs_clt_path {
 	struct trs_clt_sess	*sess;
 	struct sockaddr_storage	dst;
 	struct sockaddr_storage	src;
+	struct sockaddr_storage	src_req;
 
 	spinlock_t		state_lock;	/* see above */
 	enum trs_clt_path_state	state;
@@ -261,6 +272,8 @@ struct trs_clt_path {
 	const char		*setup_step;
 	u32			setup_conn;
 	u32			attempts;
+	u32			reconnects;
+	u32			reconnect_fails;
 	bool			up;
 	struct work_struct	err_work;
 	struct delayed_work	reconnect_work;
@@ -300,6 +313,7 @@ struct trs_clt_path {
 	struct ib_cqe		bounce_cqe;
 
 	struct trs_clt_kobj	*kobj;
+	struct trs_clt_kobj	*stats_kobj;
 	struct kobject		*conns_kobj;
 	struct trs_clt_kobj	**conn_kobjs;
 };

@@ -110,9 +110,23 @@ struct trs_clt_io {
 	void			(*done)(struct trs_clt_io *io, int status);
 };
 
+/**
+ * struct trs_clt_path_addr - the two ends of a path
+ * @src: local address to connect from; zeroed (AF_UNSPEC): the one the
+ *	route to @dst leaves from
+ * @dst: server address (AF_INET or AF_INET6); port 0 means
+ *	TRS_DEFAULT_PORT
+ */
+struct trs_clt_path_addr {
+	struct sockaddr_storage	src;
+	struct sockaddr_storage	dst;
+};
+
 struct trs_clt_sess *trs_clt_open(const char *sessname,
-				  const struct sockaddr_storage *dst,
+				  const struct trs_clt_path_addr *addr,
 				  const struct trs_clt_ops *ops);
+bool trs_clt_has_path(struct trs_clt_sess *sess,
+		      const struct trs_clt_path_addr *addr);
 void trs_clt_close(struct trs_clt_sess *sess);
 void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs);
 int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
