@@ -16,18 +16,18 @@ kmsg "rnbd-tool: start"
 klog() {
 	dmesg | sed -n '/rnbd-test: rnbd-tool: start/,$p'
 }
-mkdir -p /run/exports
+mkdir -p /run/rnbd-tool
 nb1=$(nullb_create nullb1 64)
 nb2=$(nullb_create nullb2 32)
 # device nodes inside the search path: one can be taken away and back
 node() {	# node NAME /dev/X
 	set -- "$1" $(stat -c '%t %T' "$2")
-	rm -f "/run/exports/$1"
-	mknod "/run/exports/$1" b $((0x$2)) $((0x$3))
+	rm -f "/run/rnbd-tool/$1"
+	mknod "/run/rnbd-tool/$1" b $((0x$2)) $((0x$3))
 }
 node disk1 "$nb1"
 node disk2 "$nb2"
-SERVER_PARAMS="dev_search_path=/run/exports/"
+SERVER_PARAMS="dev_search_path=/run/rnbd-tool/"
 rnbd_setup
 
 # run the tool, its output in /tmp/tool.out; fails the case if it fails
@@ -115,7 +115,7 @@ t client device remap "$dev2" verbose
 grep -q "does not need to be remapped" /tmp/tool.out || die "remap of an open device: $(cat /tmp/tool.out)"
 kmsg "rnbd-tool: server restart without disk2"
 rmmod rnbd_server || die "rmmod rnbd_server"
-rm /run/exports/disk2
+rm /run/rnbd-tool/disk2
 ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
 i=0
 until [ "$(cat /sys/block/$dev2/rnbd/state)" = closed ]; do
@@ -152,4 +152,5 @@ until [ -z "$(ls /sys/class/rtrs-client/)" ]; do
 done
 t client device list json
 json 'd["imports"]' None
+rm -r /run/rnbd-tool
 true

@@ -330,6 +330,7 @@ struct hsess {
 	uint32_t max_io;
 	uint32_t caps;
 	bool have_table, closed, dead_qp;
+	uint32_t table_early;		/* table length, before the accept */
 	struct trs_chunk_desc *chunk;	/* MAX_SLOTS */
 	int16_t *rsp;			/* per slot: -1 none, else status */
 	uint32_t *rsp_len;
@@ -403,6 +404,15 @@ static void parse_table(struct hsess *s, uint32_t len)
 	const struct trs_msg_chunks *t = (const void *)(s->buf + s->tbl_off);
 	unsigned int i, n = le16toh(t->count);
 
+	/*
+	 * The server sends the table once connection 0 is established on
+	 * its side: it can be here before our ESTABLISHED event gave us the
+	 * queue depth.  Parsed once it did (conn_connect()).
+	 */
+	if (!s->qd) {
+		s->table_early = len;
+		return;
+	}
 	if (le16toh(t->magic) != TRS_MAGIC ||
 	    le16toh(t->type) != TRS_MSG_CHUNKS || n != s->qd ||
 	    len != sizeof(*t) + n * sizeof(struct trs_chunk_desc) ||
@@ -722,6 +732,10 @@ static struct outcome conn_connect(struct hsess *s, int idx, const void *pd,
 		memcpy(s->key, c->rsp.sess_key, sizeof(s->key));
 		if (s->qd > MAX_SLOTS)
 			s->qd = MAX_SLOTS;
+		if (s->qd && s->table_early) {
+			parse_table(s, s->table_early);
+			s->table_early = 0;
+		}
 	}
 	return OUT(O_ACCEPTED, 0);
 }
