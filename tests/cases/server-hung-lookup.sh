@@ -32,8 +32,15 @@ done
 trap 'kill $fpid 2>/dev/null; wait $fpid 2>/dev/null; umount -l /run/rnbd-hang 2>/dev/null' EXIT
 
 devA=$(map_dev hl "$nbA")
-# writes at 200 a second for about a minute, then a verify pass
+# writes at 200 a second for about a minute, then a verify pass; the
+# hung map starts once they flow (fio starts slowly on the debug kernel)
 fio_outage_start "$devA" 48M
+i=0
+until [ "$(awk '{ print $5 }' /sys/block/$devA/stat)" -gt 0 ]; do
+	i=$((i + 1))
+	[ $i -lt $((300 * S)) ] || die "fio wrote nothing to $devA in $((30 * S)) s"
+	sleep 0.1
+done
 
 t0=$(date +%s)
 kmsg "server-hung-lookup: map below the hung mount"
