@@ -177,18 +177,22 @@ void rnbd_clt_io_done(struct trs_clt_io *io, int status)
 }
 
 /*
- * A disk request the transport lost with its session (-ECONNABORTED) goes
- * back to blk-mq while the session reconnects, unless its device is going
- * away or it asked to fail fast on transport errors.
+ * A disk request the transport lost with its path (-ECONNABORTED) goes
+ * back to blk-mq: it goes out again on another connected path, or waits
+ * while the session reconnects.  Not if its device is going away, if the
+ * session is lost, or if it asked to fail fast on transport errors and
+ * no other path is there.
  */
 static bool rnbd_clt_retry(struct request *rq, int status)
 {
 	struct rnbd_clt_dev *dev = rq->q->queuedata;
 
-	return status == -ECONNABORTED && dev &&
-	       READ_ONCE(dev->state) == RNBD_CLT_DEV_MAPPED &&
-	       READ_ONCE(dev->sess->state) == RNBD_CLT_SESS_RECONNECTING &&
-	       !(rq->cmd_flags & REQ_FAILFAST_TRANSPORT);
+	if (status != -ECONNABORTED || !dev ||
+	    READ_ONCE(dev->state) != RNBD_CLT_DEV_MAPPED ||
+	    READ_ONCE(dev->sess->state) > RNBD_CLT_SESS_RECONNECTING)
+		return false;
+	return !(rq->cmd_flags & REQ_FAILFAST_TRANSPORT) ||
+	       trs_clt_connected(dev->sess->trs);
 }
 
 static void rnbd_clt_complete_rq(struct request *rq)
@@ -461,7 +465,9 @@ static void rnbd_clt_dev_catch_up(struct rnbd_clt_dev *dev)
 	struct rnbd_clt_sess *sess = dev->sess;
 
 	mutex_lock(&sess->lock);
-	if (dev->state == RNBD_CLT_DEV_MAPPED && dev->epoch != sess->epoch) {
+	if (dev->state == RNBD_CLT_DEV_MAPPED &&
+	    (dev->epoch != sess->epoch ||
+	     sess->state == RNBD_CLT_SESS_RECONNECTING)) {
 		rnbd_clt_dev_hold(dev);
 		if (sess->state == RNBD_CLT_SESS_CONNECTED)
 			queue_work(system_long_wq, &sess->reopen_work);

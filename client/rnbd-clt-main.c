@@ -252,6 +252,7 @@ static struct rnbd_clt_sess *
 rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 {
 	struct rnbd_clt_sess *sess;
+	unsigned int i;
 	int err;
 
 	sess = TRS_FI(kzalloc(sizeof(*sess), GFP_KERNEL), NULL);
@@ -274,6 +275,14 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 		       sess->name, &sess->dst, err);
 		goto free_sess;
 	}
+	for (i = 1; i < opts->nr_paths; i++) {
+		err = trs_clt_add_path(sess->trs, &opts->paths[i]);
+		if (err) {
+			pr_err("session %s: adding its path %u to %pISpc failed: %d\n",
+			       sess->name, i, &opts->paths[i].dst, err);
+			goto close_trs;
+		}
+	}
 	trs_clt_query(sess->trs, &sess->attrs);
 	err = rnbd_clt_sess_check_attrs(sess);
 	if (err)
@@ -283,9 +292,9 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 		goto close_trs;
 
 	list_add(&sess->node, &rnbd_clt_sessions);
-	pr_info("session %s: connected to %pISpc (queue_depth %u, max_io_size %u, %u connections)\n",
+	pr_info("session %s: connected to %pISpc (queue_depth %u, max_io_size %u, %u connections, %u paths)\n",
 		sess->name, &sess->dst, sess->attrs.queue_depth,
-		sess->attrs.max_io_size, sess->attrs.nr_conns);
+		sess->attrs.max_io_size, sess->attrs.nr_conns, opts->nr_paths);
 	return sess;
 
 close_trs:
@@ -320,17 +329,17 @@ static int rnbd_clt_sess_check_paths(struct rnbd_clt_sess *sess,
 
 /**
  * rnbd_clt_sess_get() - find the session named in @opts or create it
- * @opts: parsed map request; a path is required to create a session (one
- *	path: multipath is not there yet), and paths given for an existing
- *	session must be its own
+ * @opts: parsed map request; a path is required to create a session
+ *	(the first connects it, the others are added to it), and paths
+ *	given for an existing session must be its own
  *
  * Creating a session connects it, with rnbd_clt_sess_mutex held: other
  * maps and the release of other sessions wait for the connect.
  *
  * Context: process context, sleeps.
  * Return: a referenced session or an ERR_PTR: -EINVAL for a missing or
- * different address, -EOPNOTSUPP for a new session with several paths, a
- * transport error if the connect fails.
+ * different address, a transport error if a connect fails (-EOPNOTSUPP
+ * for several paths to a server without multipath).
  */
 struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts)
 {
@@ -346,12 +355,8 @@ struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts)
 			kref_get(&sess->ref);
 		goto unlock;
 	}
-	if (opts->nr_paths == 1) {
+	if (opts->nr_paths) {
 		sess = rnbd_clt_sess_create(opts);
-	} else if (opts->nr_paths) {
-		pr_err("map_device: session %s: %u paths given; a session has one path (no multipath yet)\n",
-		       opts->sessname, opts->nr_paths);
-		sess = ERR_PTR(-EOPNOTSUPP);
 	} else {
 		pr_err("map_device: session %s does not exist and no path= was given\n",
 		       opts->sessname);

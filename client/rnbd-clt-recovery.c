@@ -2,14 +2,18 @@
 /*
  * rnbd client: IO across transport reconnects.
  *
- * When the transport loses a session it reports RECONNECTING before it
- * hands back the requests in flight: the session quiesces the queue of
- * every mapped disk ("holds" it) and requeues what comes back, so the IO
- * waits in blk-mq, not in a queue of our own.  The admin queue is never
- * held: OPEN and CLOSE fail fast instead.  On RECONNECTED the server has
- * forgotten the session's devices: the reopen work opens each held device
- * again, with the same path and access mode, checks that it is the same
- * size, takes the new device id and releases the queue.  A device the
+ * When the transport loses a session's last path it reports RECONNECTING
+ * before it hands back the requests in flight: the session quiesces the
+ * queue of every mapped disk ("holds" it) and requeues what comes back,
+ * so the IO waits in blk-mq, not in a queue of our own.  (A path lost
+ * while another is connected hands its requests back too: they are
+ * requeued and go out on the other path.)  The admin queue is never held:
+ * OPEN and CLOSE fail fast instead.  On RECONNECTED the server has
+ * forgotten the session's devices, and a new epoch starts: the reopen
+ * work opens each held device again, with the same path and access mode,
+ * checks that it is the same size, takes the new device id and releases
+ * the queue.  On RESUMED the server kept the session: the reopen work
+ * releases the devices opened in the current epoch as they are.  A device the
  * server refuses is closed (its IO fails) and the others carry on.  On
  * LOST (the transport's loss timeout) the held queues are released and
  * their IO fails until a reconnect; on DISCONNECTED for good.
@@ -69,8 +73,6 @@ static void rnbd_clt_sess_set(struct rnbd_clt_sess *sess,
 		else if (!hold)
 			rnbd_clt_dev_unhold(dev);
 	}
-	if (state == RNBD_CLT_SESS_RECONNECTING)
-		sess->epoch++;
 	WRITE_ONCE(sess->state, state);
 	mutex_unlock(&sess->lock);
 }
@@ -88,12 +90,22 @@ void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev)
 
 	switch (ev) {
 	case TRS_CLT_EV_RECONNECTING:
-		pr_warn("session %s: lost the connection to %pISpc; holding IO while reconnecting\n",
-			sess->name, &sess->dst);
+		pr_warn("session %s: lost its connection to the server; holding IO while reconnecting\n",
+			sess->name);
 		rnbd_clt_sess_set(sess, RNBD_CLT_SESS_RECONNECTING, true, false);
 		break;
 	case TRS_CLT_EV_RECONNECTED:
-		/* no IO with a stale device id: hold, then connected */
+		/* the server forgot our device ids: a new epoch */
+		mutex_lock(&sess->lock);
+		sess->epoch++;
+		mutex_unlock(&sess->lock);
+		fallthrough;
+	case TRS_CLT_EV_RESUMED:
+		/*
+		 * No IO with a stale device id: hold, then connected; the
+		 * reopen work opens the devices of an older epoch again and
+		 * releases the others.
+		 */
 		rnbd_clt_sess_set(sess, RNBD_CLT_SESS_CONNECTED, true, false);
 		queue_work(system_long_wq, &sess->reopen_work);
 		break;
@@ -166,6 +178,17 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 	struct rnbd_msg_open_rsp rsp;
 	bool opened = false;
 	int err;
+
+	/* the server kept the session, and the device open in it */
+	mutex_lock(&sess->lock);
+	if (dev->epoch == sess->epoch) {
+		if (dev->state == RNBD_CLT_DEV_MAPPED && dev->held &&
+		    sess->state == RNBD_CLT_SESS_CONNECTED)
+			rnbd_clt_dev_unhold(dev);
+		mutex_unlock(&sess->lock);
+		return true;
+	}
+	mutex_unlock(&sess->lock);
 
 	err = rnbd_clt_send_open(dev, &rsp);
 	if (rnbd_clt_transport_err(err) && !trs_clt_connected(sess->trs))

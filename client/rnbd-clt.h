@@ -96,8 +96,9 @@ struct rnbd_clt_map_opts {
  * @devs: devices of this session (rnbd_clt_dev.node)
  * @state: enum rnbd_clt_sess_state; written under @lock, read locklessly
  *	on the IO path
- * @epoch: connections lost so far; under @lock.  A device id the server
- *	gave in an earlier epoch means nothing to the server now.
+ * @epoch: sessions the server made for us so far (RECONNECTED events);
+ *	under @lock.  A device id the server gave in an earlier epoch means
+ *	nothing to the server now.
  * @reopen_work: opens the held devices again after a reconnect
  * @trs_ops: callbacks given to the transport
  * @dst: server address

@@ -362,8 +362,8 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 			    sess->max_io_size, sess->max_segments);
 		return -EPROTO;
 	}
-	/* the server's session is now this one: a reconnect may replace it */
-	memcpy(sess->sess_key, rsp->sess_key, sizeof(sess->sess_key));
+	/* the server's session: trs_clt_path_go_live() compares it */
+	memcpy(path->key, rsp->sess_key, sizeof(path->key));
 	return 0;
 
 bad:
@@ -383,6 +383,7 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 		.conn_idx	 = cpu_to_le16(conn->idx),
 		.conn_cnt	 = cpu_to_le16(path->nr_conns),
 		.max_queue_depth = cpu_to_le16(path->max_qd),
+		.path_id	 = cpu_to_le16(path->id),
 	};
 	struct rdma_conn_param param = {
 		.private_data		= &req,
@@ -394,9 +395,16 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 	int err;
 
 	memcpy(req.sess_uuid, &path->sess->uuid, sizeof(req.sess_uuid));
-	/* connection 0 names the session it replaces, the others join */
-	memcpy(req.sess_key, conn->idx ? path->conns[0].rsp.sess_key :
-	       path->sess->sess_key, sizeof(req.sess_key));
+	/* connection 0 names the session it joins, the others their path */
+	if (conn->idx) {
+		memcpy(req.sess_key, path->conns[0].rsp.sess_key,
+		       sizeof(req.sess_key));
+	} else {
+		spin_lock_irq(&path->sess->key_lock);
+		memcpy(req.sess_key, path->sess->sess_key,
+		       sizeof(req.sess_key));
+		spin_unlock_irq(&path->sess->key_lock);
+	}
 	trs_clt_step_begin(conn, "connect");
 	err = rdma_connect(conn->cm_id, &param);
 	if (!err)

@@ -94,6 +94,13 @@ static struct trs_clt_io *trs_clt_advance(struct trs_clt_conn *conn,
 	}
 	slot->io = NULL;
 	conn->inflight--;
+	if (unlikely(slot->t0)) {
+		u64 ns = ktime_get_ns() - slot->t0;
+
+		/* moving average over about 8 replies */
+		WRITE_ONCE(conn->lat_ns, conn->lat_ns ?
+			   conn->lat_ns - (conn->lat_ns >> 3) + (ns >> 3) : ns);
+	}
 	return io;
 }
 
@@ -473,6 +480,10 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		first = &inv;
 	}
 	slot->start = jiffies;
+	slot->t0 = 0;
+	if (unlikely(READ_ONCE(conn->path->sess->mp_policy) ==
+		     TRS_CLT_MP_MIN_LATENCY))
+		slot->t0 = ktime_get_ns();
 	/* pairs with trs_clt_io_check() */
 	smp_store_release(&slot->io, io);
 	slot->conn = conn;
@@ -547,7 +558,7 @@ unmap:
 static bool trs_clt_io_ok(struct trs_clt_sess *sess, unsigned int conn,
 			  const struct trs_clt_io *io)
 {
-	if (conn >= sess->path->nr_conns || io->slot >= sess->queue_depth ||
+	if (conn >= sess->nr_conns || io->slot >= sess->queue_depth ||
 	    !io->usr_len || io->usr_len > TRS_MAX_USR_HDR || !io->done)
 		return false;
 	if (io->dir == DMA_NONE)
@@ -564,14 +575,15 @@ static bool trs_clt_io_ok(struct trs_clt_sess *sess, unsigned int conn,
  * @conn: connection to use, 0..nr_conns-1 (normally the submitting CPU's)
  * @io: the request; its slot must not be in use
  *
- * Any context.  On success @io->done() is called exactly once, in softirq
- * context (with -ECONNABORTED if the session loses its connections first).
+ * Any context.  The session's multipath policy picks a connected path.
+ * On success @io->done() is called exactly once, in softirq context (with
+ * -ECONNABORTED if its path loses its connections first).
  * The data must respect a 4 KiB virt boundary (every segment but the first
  * starts on a 4 KiB boundary, every one but the last ends on one).
  *
  * Return: 0 if submitted; otherwise done() is not called and the error
  * is -EINVAL (bad @conn or @io, or data the MR cannot map), -ENOTCONN
- * (session not connected, or the post failed and the session goes
+ * (no path connected, or the post failed and the path goes
  * reconnecting), -EBUSY (slot in use), -EAGAIN (the send queue is full
  * until a completion retires WRs: retry later) or -EIO (DMA mapping
  * failed).
@@ -579,15 +591,22 @@ static bool trs_clt_io_ok(struct trs_clt_sess *sess, unsigned int conn,
 int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 		    struct trs_clt_io *io)
 {
-	struct trs_clt_path *path = sess->path;
+	struct trs_clt_path *path;
 	struct trs_clt_conn *c;
 	unsigned long flags;
 	int err;
 
 	if (!trs_clt_io_ok(sess, conn, io))
 		return -EINVAL;
-	c = &path->conns[conn];
 
+	/* a path is freed only after a grace period once unlinked */
+	rcu_read_lock();
+	path = trs_clt_pick_path(sess, conn);
+	if (unlikely(!path)) {
+		rcu_read_unlock();
+		return -ENOTCONN;
+	}
+	c = &path->conns[conn];
 	/* teardown marks every connection dead before it frees the slots */
 	spin_lock_irqsave(&c->lock, flags);
 	if (c->dead ||
@@ -598,6 +617,7 @@ int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 	else
 		err = trs_clt_post_req(c, &path->slots[io->slot], io);
 	spin_unlock_irqrestore(&c->lock, flags);
+	rcu_read_unlock();
 	if (err == -EBUSY)
 		trs_clt_err_rl(sess, "request on slot %u, which is in use\n",
 			       io->slot);

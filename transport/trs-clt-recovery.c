@@ -4,15 +4,20 @@
  *
  * Every state change of a path goes through trs_clt_path_change_state().
  * Every error goes through trs_clt_fail(), which moves a connected path to
- * RECONNECTING and queues its err_work: tell the user, tear the path down
- * (its requests complete with -ECONNABORTED), then queue reconnect_work
- * after reconnect_delay_sec plus up to a second of jitter, so that the
- * clients of a restarted server do not all come back in step.
- * reconnect_work sets the path up again and tells the user, or queues
- * itself again.  The session's loss_work tells the user once the path has
- * been down for loss_timeout_sec.  One of the two path works runs at a
- * time: each is queued only by the other or, for err_work, by a connected
- * path.
+ * RECONNECTING and queues its err_work: tell the user if that was the
+ * session's last connected path, tear the path down (its requests complete
+ * with -ECONNABORTED, and the user sends them again on another path or
+ * after the reconnect), then queue reconnect_work after
+ * reconnect_delay_sec plus up to a second of jitter, so that the clients
+ * of a restarted server do not all come back in step.  reconnect_work
+ * sets the path up again, or queues itself again.  A path that goes
+ * connected while the user holds the session down tells it the session is
+ * back: RESUMED if the server kept the session (its key is the one we
+ * know), RECONNECTED if it made a new one.  The session's loss_work tells
+ * the user once no path has been connected for loss_timeout_sec.  One of
+ * the two path works runs at a time: each is queued only by the other or,
+ * for err_work, by a connected path, or by sysfs once the other is
+ * flushed (trs-clt-mpath.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,6 +28,7 @@ static const char *const trs_clt_state_names[] = {
 	[TRS_CLT_PATH_CONNECTING]	= "CONNECTING",
 	[TRS_CLT_PATH_CONNECTED]	= "CONNECTED",
 	[TRS_CLT_PATH_RECONNECTING]	= "RECONNECTING",
+	[TRS_CLT_PATH_DISCONNECTED]	= "DISCONNECTED",
 	[TRS_CLT_PATH_CLOSED]		= "CLOSED",
 };
 
@@ -37,7 +43,10 @@ static bool trs_clt_state_allowed(enum trs_clt_path_state old,
 	case TRS_CLT_PATH_RECONNECTING:
 		/* CONNECTING: a failed reconnect attempt */
 		return old == TRS_CLT_PATH_CONNECTED ||
-		       old == TRS_CLT_PATH_CONNECTING;
+		       old == TRS_CLT_PATH_CONNECTING ||
+		       old == TRS_CLT_PATH_DISCONNECTED;
+	case TRS_CLT_PATH_DISCONNECTED:
+		return old == TRS_CLT_PATH_RECONNECTING;
 	case TRS_CLT_PATH_CLOSED:
 		return old != TRS_CLT_PATH_CLOSED;
 	}
@@ -67,7 +76,7 @@ bool __trs_clt_path_change_state(struct trs_clt_path *path,
 	/* a new attempt: trs_clt_fail() records its first error */
 	if (new == TRS_CLT_PATH_CONNECTING)
 		path->setup_err = 0;
-	pr_debug("%s: path %s -> %s\n", path->sess->name,
+	pr_debug("%s: path %u %s -> %s\n", path->sess->name, path->id,
 		 trs_clt_state_names[old], trs_clt_state_names[new]);
 	return true;
 }
@@ -91,28 +100,61 @@ bool trs_clt_path_change_state(struct trs_clt_path *path,
 	return ok;
 }
 
-/* Tell the user, unless the session was closed meanwhile. */
+/* Tell the user, unless the session is being closed. */
 static void trs_clt_event(struct trs_clt_sess *sess, enum trs_clt_event ev)
 {
 	lockdep_assert_held(&sess->event_mutex);
-	if (trs_clt_path_state(sess->path) != TRS_CLT_PATH_CLOSED &&
-	    sess->ops.event)
+	if (!READ_ONCE(sess->closing) && sess->ops.event)
 		sess->ops.event(sess->ops.priv, ev);
+}
+
+/* Is one of the session's paths in @state? */
+static bool trs_clt_sess_any(struct trs_clt_sess *sess,
+			     enum trs_clt_path_state state)
+{
+	struct trs_clt_path *path;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (trs_clt_path_state(path) == state) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* Did every path of the session give up? */
+static bool trs_clt_sess_all_closed(struct trs_clt_sess *sess)
+{
+	struct trs_clt_path *path;
+	bool all = true;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry)
+		if (trs_clt_path_state(path) != TRS_CLT_PATH_CLOSED)
+			all = false;
+	rcu_read_unlock();
+	return all;
 }
 
 static void trs_clt_queue_reconnect(struct trs_clt_path *path)
 {
 	struct trs_clt_sess *sess = path->sess;
-	unsigned long delay;
+	unsigned long delay = 0;
 
-	delay = READ_ONCE(sess->reconnect_delay_sec) * HZ +
-		get_random_u32_below(HZ);
+	if (!xchg(&path->reconnect_now, false))
+		delay = READ_ONCE(sess->reconnect_delay_sec) * HZ +
+			get_random_u32_below(HZ);
 	queue_delayed_work(trs_clt_wq, &path->reconnect_work, delay);
 }
 
 /*
- * The loss timeout counts from the server's last sign of life: its last
- * heartbeat, if it sends them, not from when we noticed its silence.
+ * The loss timeout counts from the server's last sign of life on the
+ * session's last path: its last heartbeat, if it sends them, not from when
+ * we noticed its silence.
  */
 static unsigned long trs_clt_loss_delay(struct trs_clt_path *path)
 {
@@ -123,6 +165,98 @@ static unsigned long trs_clt_loss_delay(struct trs_clt_path *path)
 		return delay;
 	silent = jiffies - READ_ONCE(path->hb.rx);
 	return silent < delay ? delay - silent : 0;
+}
+
+/**
+ * trs_clt_sess_check_down() - tell the user when no path is connected
+ * @sess: the session; its event_mutex held
+ * @path: the path that went down last, whose server's last sign of life
+ *	starts the loss timeout; NULL: it starts now
+ *
+ * The user holds its requests from RECONNECTING on, until a path goes
+ * connected again (trs_clt_path_go_live()).
+ */
+void trs_clt_sess_check_down(struct trs_clt_sess *sess,
+			     struct trs_clt_path *path)
+{
+	lockdep_assert_held(&sess->event_mutex);
+	if (sess->down || trs_clt_sess_any(sess, TRS_CLT_PATH_CONNECTED))
+		return;
+	sess->down = true;
+	trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
+	if (!sess->lost)
+		queue_delayed_work(trs_clt_wq, &sess->loss_work,
+				   path ? trs_clt_loss_delay(path) :
+				   READ_ONCE(sess->loss_timeout_sec) * HZ);
+}
+
+/**
+ * trs_clt_path_go_live() - a path that was set up goes connected
+ * @path: the path, CONNECTING; its session's event_mutex held
+ *
+ * If the accept carried another key than the session's, the server made
+ * a new session for the path: it forgot the old one, and the other paths
+ * are connected to nothing it knows.  They reconnect, and the user, told
+ * RECONNECTING first (before the path takes requests), then RECONNECTED,
+ * sets its state up again.  If the user holds the session down and the
+ * server kept it, RESUMED.
+ *
+ * Return: true if the path is connected; false if an error came after
+ * the last setup step, or the path was closed meanwhile.
+ */
+bool trs_clt_path_go_live(struct trs_clt_path *path)
+{
+	struct trs_clt_sess *sess = path->sess;
+	struct trs_clt_path *other;
+	bool fresh;
+
+	lockdep_assert_held(&sess->event_mutex);
+	spin_lock_irq(&sess->key_lock);
+	fresh = sess->keyed && memcmp(sess->sess_key, path->key,
+				      sizeof(path->key));
+	spin_unlock_irq(&sess->key_lock);
+	if (fresh) {
+		trs_clt_err(sess, "the server made a new session: its devices are set up again\n");
+		rcu_read_lock();
+		list_for_each_entry_rcu(other, &sess->paths, entry)
+			if (other != path)
+				trs_clt_fail(other, -ECONNRESET);
+		rcu_read_unlock();
+		if (!sess->down) {
+			sess->down = true;
+			trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
+		}
+	}
+	if (!trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTED))
+		return false;
+	spin_lock_irq(&sess->key_lock);
+	memcpy(sess->sess_key, path->key, sizeof(sess->sess_key));
+	sess->keyed = true;
+	spin_unlock_irq(&sess->key_lock);
+	if (sess->down) {
+		sess->down = false;
+		cancel_delayed_work(&sess->loss_work);
+		sess->lost = false;
+		trs_clt_event(sess, fresh ? TRS_CLT_EV_RECONNECTED :
+				    TRS_CLT_EV_RESUMED);
+	}
+	return true;
+}
+
+/**
+ * trs_clt_path_park() - a path the administrator disconnected stays down
+ * @path: the path; nothing unless its admin_down is set
+ *
+ * Return: true if it is to stay down (and is DISCONNECTED if it was
+ * RECONNECTING).
+ */
+bool trs_clt_path_park(struct trs_clt_path *path)
+{
+	if (!READ_ONCE(path->admin_down))
+		return false;
+	if (trs_clt_path_change_state(path, TRS_CLT_PATH_DISCONNECTED))
+		trs_clt_info(path->sess, "path %u disconnected\n", path->id);
+	return true;
 }
 
 /**
@@ -137,14 +271,13 @@ void trs_clt_err_work(struct work_struct *work)
 
 	/* the user stops submitting before its requests come back */
 	mutex_lock(&sess->event_mutex);
-	trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
-	if (!sess->lost)
-		queue_delayed_work(trs_clt_wq, &sess->loss_work,
-				   trs_clt_loss_delay(path));
+	trs_clt_sess_check_down(sess, path);
 	mutex_unlock(&sess->event_mutex);
 
 	trs_clt_path_teardown(path);
 	path->attempts = 0;
+	if (trs_clt_path_park(path))
+		return;
 	if (trs_clt_path_state(path) == TRS_CLT_PATH_RECONNECTING)
 		trs_clt_queue_reconnect(path);
 }
@@ -162,19 +295,22 @@ void trs_clt_reconnect_work(struct work_struct *work)
 	int max = READ_ONCE(sess->max_reconnect_attempts);
 	int err;
 
+	if (trs_clt_path_park(path))
+		return;
 	if (!trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTING))
 		return;
 	err = trs_clt_path_setup(path);
 	if (!err) {
 		mutex_lock(&sess->event_mutex);
-		if (trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTED)) {
-			cancel_delayed_work(&sess->loss_work);
-			sess->lost = false;
-			trs_clt_info(sess, "reconnected after %u failed attempts\n",
-				     path->attempts);
-			WRITE_ONCE(path->reconnects, path->reconnects + 1);
-			trs_clt_event(sess, TRS_CLT_EV_RECONNECTED);
+		if (trs_clt_path_go_live(path)) {
 			mutex_unlock(&sess->event_mutex);
+			if (path->id)
+				trs_clt_info(sess, "path %u reconnected after %u failed attempts\n",
+					     path->id, path->attempts);
+			else
+				trs_clt_info(sess, "reconnected after %u failed attempts\n",
+					     path->attempts);
+			WRITE_ONCE(path->reconnects, path->reconnects + 1);
 			return;
 		}
 		mutex_unlock(&sess->event_mutex);
@@ -187,27 +323,27 @@ void trs_clt_reconnect_work(struct work_struct *work)
 		return;
 	path->attempts++;
 	WRITE_ONCE(path->reconnect_fails, path->reconnect_fails + 1);
-	trs_clt_err_rl(sess, "reconnect attempt %u failed (last step: %s on connection %u): %pe\n",
-		       path->attempts, path->setup_step, path->setup_conn,
-		       ERR_PTR(err));
+	trs_clt_err_rl(sess, "path %u: reconnect attempt %u failed (last step: %s on connection %u): %pe\n",
+		       path->id, path->attempts, path->setup_step,
+		       path->setup_conn, ERR_PTR(err));
 	if (max >= 0 && path->attempts >= max) {
 		mutex_lock(&sess->event_mutex);
 		if (trs_clt_path_change_state(path, TRS_CLT_PATH_CLOSED)) {
-			trs_clt_err(sess, "giving up after %u reconnect attempts\n",
-				    path->attempts);
-			if (sess->ops.event)
-				sess->ops.event(sess->ops.priv,
-						TRS_CLT_EV_DISCONNECTED);
+			trs_clt_err(sess, "path %u: giving up after %u reconnect attempts\n",
+				    path->id, path->attempts);
+			if (trs_clt_sess_all_closed(sess))
+				trs_clt_event(sess, TRS_CLT_EV_DISCONNECTED);
 		}
 		mutex_unlock(&sess->event_mutex);
 		return;
 	}
-	if (trs_clt_path_change_state(path, TRS_CLT_PATH_RECONNECTING))
+	if (trs_clt_path_change_state(path, TRS_CLT_PATH_RECONNECTING) &&
+	    !trs_clt_path_park(path))
 		trs_clt_queue_reconnect(path);
 }
 
 /**
- * trs_clt_loss_work() - the session's path stayed down for
+ * trs_clt_loss_work() - no path of the session was connected for
  *	loss_timeout_sec
  * @work: the session's loss_work
  */
@@ -218,8 +354,7 @@ void trs_clt_loss_work(struct work_struct *work)
 						 loss_work);
 
 	mutex_lock(&sess->event_mutex);
-	if (trs_clt_path_state(sess->path) != TRS_CLT_PATH_CONNECTED &&
-	    !sess->lost) {
+	if (sess->down && !sess->lost) {
 		sess->lost = true;
 		trs_clt_err(sess, "no connection for %u s: failing its requests until it reconnects\n",
 			    READ_ONCE(sess->loss_timeout_sec));

@@ -46,6 +46,7 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 		[TRS_CLT_PATH_CONNECTING]	= "connecting",
 		[TRS_CLT_PATH_CONNECTED]	= "connected",
 		[TRS_CLT_PATH_RECONNECTING]	= "reconnecting",
+		[TRS_CLT_PATH_DISCONNECTED]	= "disconnected",
 		[TRS_CLT_PATH_CLOSED]		= "closed",
 	};
 
@@ -90,6 +91,63 @@ static ssize_t dst_addr_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
 	return trs_clt_addr_show(&to_trs_clt_kobj(kobj)->path->dst, buf);
+}
+
+/* Mean of the connections' reply latencies (min-latency policy), in ns. */
+static ssize_t cur_latency_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
+	u64 sum = 0;
+	u32 i, n = 0;
+
+	for (i = 0; i < path->nr_conns; i++) {
+		u64 ns = READ_ONCE(path->conns[i].lat_ns);
+
+		if (ns) {
+			sum += ns;
+			n++;
+		}
+	}
+	return sysfs_emit(buf, "%llu\n", n ? div_u64(sum, n) : 0);
+}
+
+static ssize_t trs_clt_usage_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "Usage: echo 1 > %s\n", attr->attr.name);
+}
+
+static ssize_t disconnect_store(struct kobject *kobj,
+				struct kobj_attribute *attr, const char *buf,
+				size_t count)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	trs_clt_path_disconnect(to_trs_clt_kobj(kobj)->path);
+	return count;
+}
+
+static ssize_t reconnect_store(struct kobject *kobj,
+			       struct kobj_attribute *attr, const char *buf,
+			       size_t count)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	trs_clt_path_reconnect(to_trs_clt_kobj(kobj)->path);
+	return count;
+}
+
+static ssize_t remove_path_store(struct kobject *kobj,
+				 struct kobj_attribute *attr, const char *buf,
+				 size_t count)
+{
+	int err;
+
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	err = trs_clt_remove_path(to_trs_clt_kobj(kobj)->path, kobj, attr);
+	return err ?: count;
 }
 
 static ssize_t cpu_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -227,6 +285,14 @@ static struct kobj_attribute trs_clt_attr_hca_name = __ATTR_RO(hca_name);
 static struct kobj_attribute trs_clt_attr_hca_port = __ATTR_RO(hca_port);
 static struct kobj_attribute trs_clt_attr_src_addr = __ATTR_RO(src_addr);
 static struct kobj_attribute trs_clt_attr_dst_addr = __ATTR_RO(dst_addr);
+static struct kobj_attribute trs_clt_attr_cur_latency =
+	__ATTR_RO(cur_latency);
+static struct kobj_attribute trs_clt_attr_disconnect =
+	__ATTR(disconnect, 0644, trs_clt_usage_show, disconnect_store);
+static struct kobj_attribute trs_clt_attr_reconnect =
+	__ATTR(reconnect, 0644, trs_clt_usage_show, reconnect_store);
+static struct kobj_attribute trs_clt_attr_remove_path =
+	__ATTR(remove_path, 0644, trs_clt_usage_show, remove_path_store);
 static struct kobj_attribute trs_clt_attr_cpu = __ATTR_RO(cpu);
 
 static struct attribute *trs_clt_path_attrs[] = {
@@ -235,6 +301,10 @@ static struct attribute *trs_clt_path_attrs[] = {
 	&trs_clt_attr_hca_port.attr,
 	&trs_clt_attr_src_addr.attr,
 	&trs_clt_attr_dst_addr.attr,
+	&trs_clt_attr_cur_latency.attr,
+	&trs_clt_attr_disconnect.attr,
+	&trs_clt_attr_reconnect.attr,
+	&trs_clt_attr_remove_path.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(trs_clt_path);
@@ -391,16 +461,117 @@ static ssize_t max_reconnect_attempts_store(struct device *dev,
 
 static DEVICE_ATTR_RW(max_reconnect_attempts);
 
+static const char *const trs_clt_mp_names[] = {
+	[TRS_CLT_MP_RR]			= "round-robin (RR: 0)",
+	[TRS_CLT_MP_MIN_INFLIGHT]	= "min-inflight (MI: 1)",
+	[TRS_CLT_MP_MIN_LATENCY]	= "min-latency (ML: 2)",
+};
+
+static ssize_t mpath_policy_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	struct trs_clt_sess *sess = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n",
+			  trs_clt_mp_names[READ_ONCE(sess->mp_policy)]);
+}
+
+/* Takes a policy's number or its name, as upstream. */
+static ssize_t mpath_policy_store(struct device *dev,
+				  struct device_attribute *attr,
+				  const char *buf, size_t count)
+{
+	static const char *const names[] = {
+		[TRS_CLT_MP_RR]			= "round-robin",
+		[TRS_CLT_MP_MIN_INFLIGHT]	= "min-inflight",
+		[TRS_CLT_MP_MIN_LATENCY]	= "min-latency",
+	};
+	struct trs_clt_sess *sess = dev_get_drvdata(dev);
+	int policy, i;
+
+	policy = sysfs_match_string(names, buf);
+	if (policy < 0) {
+		if (kstrtoint(buf, 0, &i) || i < 0 || i >= ARRAY_SIZE(names))
+			return -EINVAL;
+		policy = i;
+	}
+	WRITE_ONCE(sess->mp_policy, policy);
+	return count;
+}
+
+static DEVICE_ATTR_RW(mpath_policy);
+
+/* "[SRC@|SRC,]DST", each "ip:ADDR[%IF]" */
+static int trs_clt_parse_path(const char *buf, struct trs_clt_path_addr *addr)
+{
+	char *str, *dst, *sep;
+	int err;
+
+	memset(addr, 0, sizeof(*addr));
+	str = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
+	if (!str)
+		return -ENOMEM;
+	dst = strim(str);
+	sep = strpbrk(dst, "@,");
+	if (sep) {
+		*sep = '\0';
+		err = trs_addr_parse(dst, &addr->src);
+		dst = sep + 1;
+		if (err)
+			goto free;
+	}
+	err = trs_addr_parse(dst, &addr->dst);
+free:
+	kfree(str);
+	return err;
+}
+
+static ssize_t add_path_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "Usage: echo [<source addr>@]<destination addr> > %s\n\n<addr> ::= [ ip:<ipv4> | ip:<ipv6>[%%<interface>] ]\n",
+			  attr->attr.name);
+}
+
+static ssize_t add_path_store(struct device *dev,
+			      struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	struct trs_clt_sess *sess = dev_get_drvdata(dev);
+	struct trs_clt_path_addr addr;
+	int err;
+
+	err = trs_clt_parse_path(buf, &addr);
+	if (err) {
+		pr_err("%s: add_path: cannot parse '%s'\n", sess->name, buf);
+		return err;
+	}
+	err = trs_clt_add_path(sess, &addr);
+	return err ?: count;
+}
+
+static DEVICE_ATTR_RW(add_path);
+
 static struct attribute *trs_clt_sess_attrs[] = {
 	&trs_clt_sec_attrs[0].attr.attr,
 	&trs_clt_sec_attrs[1].attr.attr,
 	&trs_clt_sec_attrs[2].attr.attr,
 	&dev_attr_max_reconnect_attempts.attr,
+	&dev_attr_mpath_policy.attr,
+	&dev_attr_add_path.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(trs_clt_sess);
 
-static int trs_clt_path_sysfs_add(struct trs_clt_path *path)
+/**
+ * trs_clt_path_sysfs_add() - create the sysfs directories of a path
+ * @path: a path that was set up, of a session in sysfs
+ *
+ * Undo with trs_clt_path_sysfs_del(), also after a failure.
+ *
+ * Return: 0 or a negative errno.
+ */
+int trs_clt_path_sysfs_add(struct trs_clt_path *path)
 {
 	char src[TRS_ADDR_LEN], dst[TRS_ADDR_LEN], name[2 * TRS_ADDR_LEN];
 	u32 i;
@@ -433,7 +604,11 @@ static int trs_clt_path_sysfs_add(struct trs_clt_path *path)
 	return 0;
 }
 
-static void trs_clt_path_sysfs_del(struct trs_clt_path *path)
+/**
+ * trs_clt_path_sysfs_del() - delete the sysfs directories of a path
+ * @path: the path; after this no show() or store() runs on it
+ */
+void trs_clt_path_sysfs_del(struct trs_clt_path *path)
 {
 	u32 i;
 
@@ -455,8 +630,8 @@ static void trs_clt_path_sysfs_del(struct trs_clt_path *path)
 }
 
 /**
- * trs_clt_sysfs_add() - create the sysfs directories of a session
- * @sess: session whose path is up
+ * trs_clt_sysfs_add() - create the sysfs directory of a session
+ * @sess: session whose first path is up
  *
  * Undo with trs_clt_sysfs_del(), also after a failure.
  *
@@ -478,19 +653,20 @@ int trs_clt_sysfs_add(struct trs_clt_sess *sess)
 	}
 	sess->paths_kobj =
 		TRS_FI(kobject_create_and_add("paths", &sess->dev->kobj), NULL);
-	err = sess->paths_kobj ? trs_clt_path_sysfs_add(sess->path) : -ENOMEM;
-	if (err)
+	if (!sess->paths_kobj) {
 		trs_clt_sysfs_del(sess);
-	return err;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
- * trs_clt_sysfs_del() - delete the sysfs directories of a session
- * @sess: session; after this no show() or store() runs on it
+ * trs_clt_sysfs_del() - delete the sysfs directory of a session
+ * @sess: session whose paths left sysfs; after this no show() or store()
+ *	runs on it
  */
 void trs_clt_sysfs_del(struct trs_clt_sess *sess)
 {
-	trs_clt_path_sysfs_del(sess->path);
 	trs_clt_kobj_del(sess->paths_kobj);
 	sess->paths_kobj = NULL;
 	if (sess->dev)

@@ -2,10 +2,11 @@
 /*
  * RNBD transport client: sessions and the module.
  *
- * trs_clt_open() allocates a session and its path and sets the path up;
- * trs_clt_close() tears it down and frees both.  In between, every error
- * enters through trs_clt_fail(), and the recovery works
- * (trs-clt-recovery.c) reconnect the path.
+ * trs_clt_open() allocates a session and its first path and sets the path
+ * up; trs_clt_close() tears every path down and frees them and the
+ * session.  In between, every error of a path enters through
+ * trs_clt_fail(), the recovery works (trs-clt-recovery.c) reconnect it,
+ * and sysfs adds and removes paths (trs-clt-mpath.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,8 +45,12 @@ void trs_clt_fail(struct trs_clt_path *path, int err)
 	spin_unlock_irqrestore(&path->state_lock, flags);
 
 	if (lost) {
-		trs_clt_err(path->sess, "connection lost: %pe; reconnecting\n",
-			    ERR_PTR(err));
+		if (path->id)
+			trs_clt_err(path->sess, "path %u: connection lost: %pe; reconnecting\n",
+				    path->id, ERR_PTR(err));
+		else
+			trs_clt_err(path->sess, "connection lost: %pe; reconnecting\n",
+				    ERR_PTR(err));
 		queue_work(trs_clt_wq, &path->err_work);
 	}
 	wake_up(&path->setup_wq);
@@ -102,9 +107,15 @@ static struct trs_clt_sess *trs_clt_find(const char *name)
 	return NULL;
 }
 
-static struct trs_clt_path *
-trs_clt_path_alloc(struct trs_clt_sess *sess,
-		   const struct trs_clt_path_addr *addr)
+/**
+ * trs_clt_path_alloc() - a new path of a session, not set up nor linked
+ * @sess: its session
+ * @addr: its addresses, checked
+ *
+ * Return: the path, or NULL without memory.
+ */
+struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
+					const struct trs_clt_path_addr *addr)
 {
 	struct trs_clt_path *path;
 	u32 i;
@@ -112,7 +123,7 @@ trs_clt_path_alloc(struct trs_clt_sess *sess,
 	path = TRS_FI(kzalloc(sizeof(*path), GFP_KERNEL), NULL);
 	if (!path)
 		return NULL;
-	path->nr_conns = min_t(u32, nr_cpu_ids, TRS_MAX_CONNS);
+	path->nr_conns = sess->nr_conns;
 	path->conns = TRS_FI(kcalloc(path->nr_conns, sizeof(*path->conns),
 				     GFP_KERNEL), NULL);
 	if (!path->conns) {
@@ -120,6 +131,7 @@ trs_clt_path_alloc(struct trs_clt_sess *sess,
 		return NULL;
 	}
 	path->sess = sess;
+	INIT_LIST_HEAD(&path->entry);
 	path->dst = addr->dst;
 	path->src_req = addr->src;
 	if (!*trs_clt_port(&path->dst))
@@ -138,16 +150,19 @@ trs_clt_path_alloc(struct trs_clt_sess *sess,
 	return path;
 }
 
-static void trs_clt_path_free(struct trs_clt_path *path)
+/**
+ * trs_clt_path_free() - free a path that is torn down and unlinked
+ * @path: from trs_clt_path_alloc()
+ */
+void trs_clt_path_free(struct trs_clt_path *path)
 {
 	kfree(path->conns);
 	kfree(path);
 }
 
-/* Allocate a session with its path and reserve its name. */
-static struct trs_clt_sess *
-trs_clt_sess_alloc(const char *name, const struct trs_clt_path_addr *addr,
-		   const struct trs_clt_ops *ops)
+/* Allocate a session and reserve its name. */
+static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
+					       const struct trs_clt_ops *ops)
 {
 	struct trs_clt_sess *sess;
 	int err = -ENOMEM;
@@ -158,12 +173,16 @@ trs_clt_sess_alloc(const char *name, const struct trs_clt_path_addr *addr,
 	sess->name = TRS_FI(kstrdup(name, GFP_KERNEL), NULL);
 	if (!sess->name)
 		goto free_sess;
-	sess->path = trs_clt_path_alloc(sess, addr);
-	if (!sess->path)
+	sess->rr_seq = TRS_FI(alloc_percpu(u32), NULL);
+	if (!sess->rr_seq)
 		goto free_name;
 
 	sess->ops = *ops;
 	uuid_gen(&sess->uuid);
+	spin_lock_init(&sess->key_lock);
+	mutex_init(&sess->paths_mutex);
+	INIT_LIST_HEAD(&sess->paths);
+	sess->nr_conns = min_t(u32, nr_cpu_ids, TRS_MAX_CONNS);
 	mutex_init(&sess->event_mutex);
 	INIT_DELAYED_WORK(&sess->loss_work, trs_clt_loss_work);
 	sess->reconnect_delay_sec = TRS_CLT_RECONNECT_DELAY_SEC;
@@ -180,7 +199,8 @@ trs_clt_sess_alloc(const char *name, const struct trs_clt_path_addr *addr,
 		return sess;
 
 	mutex_destroy(&sess->event_mutex);
-	trs_clt_path_free(sess->path);
+	mutex_destroy(&sess->paths_mutex);
+	free_percpu(sess->rr_seq);
 free_name:
 	kfree(sess->name);
 free_sess:
@@ -194,9 +214,19 @@ static void trs_clt_sess_free(struct trs_clt_sess *sess)
 	list_del(&sess->entry);
 	mutex_unlock(&trs_clt_mutex);
 	mutex_destroy(&sess->event_mutex);
-	trs_clt_path_free(sess->path);
+	mutex_destroy(&sess->paths_mutex);
+	free_percpu(sess->rr_seq);
 	kfree(sess->name);
 	kfree(sess);
+}
+
+/* Is @addr usable for a path? */
+static bool trs_clt_addr_ok(const struct trs_clt_path_addr *addr)
+{
+	return addr && (addr->dst.ss_family == AF_INET ||
+			addr->dst.ss_family == AF_INET6) &&
+	       (addr->src.ss_family == AF_UNSPEC ||
+		addr->src.ss_family == addr->dst.ss_family);
 }
 
 /**
@@ -228,36 +258,50 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 	char name[TRS_ADDR_LEN];
 	int err;
 
-	if (!sessname || !trs_clt_name_ok(sessname) || !addr || !ops ||
-	    (addr->dst.ss_family != AF_INET &&
-	     addr->dst.ss_family != AF_INET6) ||
-	    (addr->src.ss_family != AF_UNSPEC &&
-	     addr->src.ss_family != addr->dst.ss_family))
+	if (!sessname || !trs_clt_name_ok(sessname) || !trs_clt_addr_ok(addr) ||
+	    !ops)
 		return ERR_PTR(-EINVAL);
 
-	sess = trs_clt_sess_alloc(sessname, addr, ops);
+	sess = trs_clt_sess_alloc(sessname, ops);
 	if (IS_ERR(sess))
 		return sess;
-	path = sess->path;
+	path = trs_clt_path_alloc(sess, addr);
+	if (!path) {
+		err = -ENOMEM;
+		goto free_sess;
+	}
 
 	err = trs_clt_path_setup(path);
 	if (err)
-		goto free_sess;
+		goto free_path;
 	/* the first connect sets the limits every reconnect must grant */
 	sess->queue_depth = path->queue_depth;
 	sess->chunk_size = path->chunk_size;
 	sess->max_io_size = path->max_io_size;
 	sess->max_segments = path->max_segments;
+	sess->multipath = path->conns[0].rsp.caps &
+			  cpu_to_le32(TRS_CAP_MULTIPATH);
 	err = trs_clt_sysfs_add(sess);
 	if (err)
 		goto teardown;
-	if (!trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTED)) {
+	err = trs_clt_path_sysfs_add(path);
+	if (err)
+		goto remove_sysfs;
+	mutex_lock(&sess->paths_mutex);
+	list_add_tail_rcu(&path->entry, &sess->paths);
+	sess->nr_paths = 1;
+	sess->next_id = 1;
+	mutex_unlock(&sess->paths_mutex);
+	mutex_lock(&sess->event_mutex);
+	if (!trs_clt_path_go_live(path)) {
+		mutex_unlock(&sess->event_mutex);
 		/* an error after the last step was recorded */
 		spin_lock_irq(&path->state_lock);
 		err = path->setup_err ?: -ECONNRESET;
 		spin_unlock_irq(&path->state_lock);
-		goto remove_sysfs;
+		goto unlink;
 	}
+	mutex_unlock(&sess->event_mutex);
 
 	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
 	trs_clt_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
@@ -266,16 +310,25 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 		     sess->max_io_size, sess->max_segments);
 	return sess;
 
+unlink:
+	mutex_lock(&sess->paths_mutex);
+	list_del_rcu(&path->entry);
+	sess->nr_paths = 0;
+	mutex_unlock(&sess->paths_mutex);
+	synchronize_rcu();
+	trs_clt_path_sysfs_del(path);
 remove_sysfs:
 	trs_clt_sysfs_del(sess);
 teardown:
 	trs_clt_path_teardown(path);
-free_sess:
+free_path:
 	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
 	trs_clt_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
 		    name, ntohs(*trs_clt_port(&path->dst)),
 		    path->setup_step ?: "setup", path->setup_conn,
 		    ERR_PTR(err));
+	trs_clt_path_free(path);
+free_sess:
 	trs_clt_sess_free(sess);
 	return ERR_PTR(err);
 }
@@ -285,7 +338,7 @@ EXPORT_SYMBOL_GPL(trs_clt_open);
  * trs_clt_close() - disconnect and free a session
  * @sess: from trs_clt_open()
  *
- * Stops recovery, then tears the path down: requests still in flight
+ * Stops recovery, then tears every path down: requests still in flight
  * complete with -ECONNABORTED before this returns.  The event callback
  * may still run until then, so the caller must not hold anything the
  * callback needs, and must not call this from the callback.  Process
@@ -293,23 +346,23 @@ EXPORT_SYMBOL_GPL(trs_clt_open);
  */
 void trs_clt_close(struct trs_clt_sess *sess)
 {
-	struct trs_clt_path *path = sess->path;
+	struct trs_clt_path *path, *tmp;
 
-	trs_clt_path_change_state(path, TRS_CLT_PATH_CLOSED);
-	/* a running setup gives up at its next wait */
-	spin_lock_irq(&path->state_lock);
-	if (!path->setup_err)
-		path->setup_err = -ESHUTDOWN;
-	spin_unlock_irq(&path->state_lock);
-	wake_up(&path->setup_wq);
+	/* no path is added or removed from now on */
+	mutex_lock(&sess->paths_mutex);
+	sess->closing = true;
+	mutex_unlock(&sess->paths_mutex);
 
-	/* err_work only queues reconnect_work while RECONNECTING */
-	cancel_work_sync(&path->err_work);
-	cancel_delayed_work_sync(&path->reconnect_work);
-	cancel_delayed_work_sync(&sess->loss_work);
-	if (path->up)
-		trs_clt_path_teardown(path);
+	list_for_each_entry(path, &sess->paths, entry)
+		trs_clt_path_sysfs_del(path);
 	trs_clt_sysfs_del(sess);
+	list_for_each_entry(path, &sess->paths, entry)
+		trs_clt_path_close(path);
+	cancel_delayed_work_sync(&sess->loss_work);
+	list_for_each_entry_safe(path, tmp, &sess->paths, entry) {
+		list_del(&path->entry);
+		trs_clt_path_free(path);
+	}
 	trs_clt_info(sess, "closed\n");
 	trs_clt_sess_free(sess);
 }
@@ -325,12 +378,20 @@ void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs)
 	attrs->queue_depth = sess->queue_depth;
 	attrs->max_io_size = sess->max_io_size;
 	attrs->max_segments = sess->max_segments;
-	attrs->nr_conns = sess->path->nr_conns;
+	attrs->nr_conns = sess->nr_conns;
 }
 EXPORT_SYMBOL_GPL(trs_clt_query);
 
-static bool trs_clt_addr_eq(const struct sockaddr_storage *a,
-			    const struct sockaddr_storage *b, bool port)
+/**
+ * trs_clt_addr_eq() - do two addresses name the same end?
+ * @a: an address
+ * @b: another
+ * @port: compare the ports too
+ *
+ * Return: true if they do.
+ */
+bool trs_clt_addr_eq(const struct sockaddr_storage *a,
+		     const struct sockaddr_storage *b, bool port)
 {
 	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
 	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
@@ -350,8 +411,8 @@ static bool trs_clt_addr_eq(const struct sockaddr_storage *a,
 }
 
 /**
- * trs_clt_has_path() - is @addr a path of the session?
- * @sess: from trs_clt_open()
+ * trs_clt_path_matches() - is @addr the path's?
+ * @path: a path
  * @addr: server address and port (port 0: TRS_DEFAULT_PORT), and the
  *	local address or none
  *
@@ -359,14 +420,13 @@ static bool trs_clt_addr_eq(const struct sockaddr_storage *a,
  * opened without one, the one its last connect resolved to (what sysfs
  * shows in src_addr).
  *
- * Return: true if the session has a path to that server address from that
- * local address.
+ * Return: true if it is.  Any context.
  */
-bool trs_clt_has_path(struct trs_clt_sess *sess,
-		      const struct trs_clt_path_addr *addr)
+bool trs_clt_path_matches(struct trs_clt_path *path,
+			  const struct trs_clt_path_addr *addr)
 {
-	struct trs_clt_path *path = sess->path;
 	struct sockaddr_storage dst = addr->dst;
+	unsigned long flags;
 	bool ok;
 
 	if (dst.ss_family != AF_INET && dst.ss_family != AF_INET6)
@@ -380,10 +440,40 @@ bool trs_clt_has_path(struct trs_clt_sess *sess,
 	if (path->src_req.ss_family != AF_UNSPEC)
 		return trs_clt_addr_eq(&path->src_req, &addr->src, false);
 	/* written by a reconnect's address resolution, under the lock */
-	spin_lock_irq(&path->state_lock);
+	spin_lock_irqsave(&path->state_lock, flags);
 	ok = trs_clt_addr_eq(&path->src, &addr->src, false);
-	spin_unlock_irq(&path->state_lock);
+	spin_unlock_irqrestore(&path->state_lock, flags);
 	return ok;
+}
+
+/**
+ * trs_clt_has_path() - is @addr a path of the session?
+ * @sess: from trs_clt_open()
+ * @addr: server address and port (port 0: TRS_DEFAULT_PORT), and the
+ *	local address or none
+ *
+ * A local address matches the one the path was opened with or, if it was
+ * opened without one, the one its last connect resolved to (what sysfs
+ * shows in src_addr).
+ *
+ * Return: true if the session has a path to that server address from that
+ * local address.  Process context.
+ */
+bool trs_clt_has_path(struct trs_clt_sess *sess,
+		      const struct trs_clt_path_addr *addr)
+{
+	struct trs_clt_path *path;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (trs_clt_path_matches(path, addr)) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
 }
 EXPORT_SYMBOL_GPL(trs_clt_has_path);
 
@@ -391,11 +481,23 @@ EXPORT_SYMBOL_GPL(trs_clt_has_path);
  * trs_clt_connected() - whether a session can take requests
  * @sess: from trs_clt_open()
  *
- * Return: true while the session's path is connected.
+ * Return: true while one of the session's paths is connected.  Any
+ * context.
  */
 bool trs_clt_connected(struct trs_clt_sess *sess)
 {
-	return trs_clt_path_state(sess->path) == TRS_CLT_PATH_CONNECTED;
+	struct trs_clt_path *path;
+	bool up = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (trs_clt_path_state(path) == TRS_CLT_PATH_CONNECTED) {
+			up = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return up;
 }
 EXPORT_SYMBOL_GPL(trs_clt_connected);
 
@@ -404,13 +506,19 @@ EXPORT_SYMBOL_GPL(trs_clt_connected);
  * @sess: from trs_clt_open()
  * @err: why, for the log (e.g. -ETIMEDOUT for a request without answer)
  *
- * Does what a transport error does: if the session is connected, it goes
+ * Does what a transport error does, on every path: a connected path goes
  * reconnecting, and its requests in flight complete with -ECONNABORTED.
- * Any context.
+ * (The transport's own io_timeout_sec check reconnects only the path of
+ * an unanswered request.)  Any context.
  */
 void trs_clt_recover(struct trs_clt_sess *sess, int err)
 {
-	trs_clt_fail(sess->path, err);
+	struct trs_clt_path *path;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry)
+		trs_clt_fail(path, err);
+	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(trs_clt_recover);
 
@@ -423,11 +531,15 @@ EXPORT_SYMBOL_GPL(trs_clt_recover);
 static void trs_clt_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct trs_clt_sess *sess;
+	struct trs_clt_path *path;
 
 	mutex_lock(&trs_clt_mutex);
+	rcu_read_lock();
 	list_for_each_entry(sess, &trs_clt_sessions, entry)
-		if (READ_ONCE(sess->path->ibdev) == dev)
-			trs_clt_fail(sess->path, -ENODEV);
+		list_for_each_entry_rcu(path, &sess->paths, entry)
+			if (READ_ONCE(path->ibdev) == dev)
+				trs_clt_fail(path, -ENODEV);
+	rcu_read_unlock();
 	mutex_unlock(&trs_clt_mutex);
 	flush_workqueue(trs_clt_wq);
 }

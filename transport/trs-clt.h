@@ -5,18 +5,26 @@
  * Object model: a session (trs_clt_sess) lives from trs_clt_open() to
  * trs_clt_close(), nothing else frees it.  It holds what its user sees:
  * the name, the callbacks and the limits negotiated by its first connect,
- * which every reconnect must grant again.  Its path (trs_clt_path, one per
- * session for now) holds the server address and, while connected, the
- * RDMA resources: the PD, the connections (one per CPU) with their CM ids,
- * CQs and QPs, and one slot per server chunk with a header buffer and MRs.
- * trs_clt_path_setup() creates those resources and trs_clt_path_teardown()
- * releases them; the path's recovery works run the pair again after an
- * error.  sysfs only points at the session and its path.
+ * which every reconnect and every new path must grant again.  Its paths
+ * (trs_clt_path, an RCU list) each hold a server address and, while
+ * connected, the RDMA resources: the PD, the connections (one per CPU)
+ * with their CM ids, CQs and QPs, and one slot per server chunk with a
+ * header buffer and MRs.  A path lives from trs_clt_open() or add_path
+ * until remove_path or trs_clt_close().  trs_clt_path_setup() creates its
+ * resources and trs_clt_path_teardown() releases them; the path's
+ * recovery works run the pair again after an error.  A request goes to a
+ * connected path chosen by the session's policy, in the slot of its tag:
+ * tags are unique in the session, so slot i of every path is free when
+ * the request of tag i fails over.  sysfs only points at the session and
+ * its paths.
  */
 #ifndef TRS_CLT_H
 #define TRS_CLT_H
 
+#include <linux/kobject.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rculist.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
 #include <linux/wait.h>
@@ -62,14 +70,36 @@
  * Path states.  Every change goes through trs_clt_path_change_state():
  *
  *   CONNECTING -> CONNECTED -> RECONNECTING -> CONNECTING -> ...
- *   any -> CLOSED (trs_clt_close(), or no reconnect attempt left)
+ *   RECONNECTING -> DISCONNECTED -> RECONNECTING (sysfs disconnect,
+ *	reconnect)
+ *   any -> CLOSED (trs_clt_close(), remove_path, or no reconnect attempt
+ *	left)
  */
 enum trs_clt_path_state {
 	TRS_CLT_PATH_CONNECTING,	/* trs_clt_path_setup() runs */
 	TRS_CLT_PATH_CONNECTED,		/* requests flow */
 	TRS_CLT_PATH_RECONNECTING,	/* lost: recovery works own it */
+	TRS_CLT_PATH_DISCONNECTED,	/* down until sysfs reconnect */
 	TRS_CLT_PATH_CLOSED,		/* no more connects */
 };
+
+/* Most paths of a session. */
+#define TRS_CLT_MAX_PATHS		8u
+
+/*
+ * Multipath policies: the sysfs numbers are upstream RTRS's.
+ * Round-robin turns through the connected paths; min-inflight takes the
+ * path whose connection of the submitting CPU has the fewest requests in
+ * flight; min-latency the one whose replies came fastest lately (and one
+ * request in TRS_CLT_ML_PROBE goes round-robin, so that a path that was
+ * slow is measured again).
+ */
+enum trs_clt_mp_policy {
+	TRS_CLT_MP_RR		= 0,
+	TRS_CLT_MP_MIN_INFLIGHT	= 1,
+	TRS_CLT_MP_MIN_LATENCY	= 2,
+};
+#define TRS_CLT_ML_PROBE		32u
 
 /* Defaults of the session's recovery tunables (sysfs). */
 #define TRS_CLT_RECONNECT_DELAY_SEC	5
@@ -118,6 +148,8 @@ struct trs_clt_stats {
  * @sq_posted: WRs posted, counted modulo 2^32
  * @sq_retired: @sq_posted as of the last signaled WR that completed
  * @unsignaled: request WRITEs posted unsignaled since the last signaled one
+ * @lat_ns: moving average of the time to a reply, in ns, measured under
+ *	the min-latency policy (written under @lock, read without)
  * @stats: counters
  *
  * @cm_err, @cm_done and @established are guarded by the path's
@@ -140,6 +172,7 @@ struct trs_clt_conn {
 	u32			sq_posted;
 	u32			sq_retired;
 	u32			unsignaled;
+	u64			lat_ns;
 	struct trs_clt_stats	stats;
 };
 
@@ -173,6 +206,8 @@ struct trs_clt_conn {
  * @inv_seq: conn->sq_posted after its LOCAL_INV
  * @tag: slot field of the immediate of the request last posted on the
  *	slot: its index and, with TRS_CAP_SLOT_GEN, its generation
+ * @t0: ktime of the post, taken under the min-latency policy only (0
+ *	otherwise)
  */
 struct trs_clt_slot {
 	struct trs_clt_io	*io;
@@ -194,6 +229,7 @@ struct trs_clt_slot {
 	u32			send_seq;
 	u32			inv_seq;
 	u32			tag;
+	u64			t0;
 };
 
 struct trs_clt_kobj;
@@ -201,6 +237,11 @@ struct trs_clt_kobj;
 /**
  * struct trs_clt_path - the connections of a session to one server address
  * @sess: owner
+ * @entry: in sess->paths (RCU)
+ * @id: the path's id in the session, sent in its connect requests
+ * @key: the session key of the last accept of the path's connection 0
+ * @admin_down: sysfs disconnect: no reconnect until sysfs reconnect
+ * @reconnect_now: the next reconnect attempt runs without delay
  * @dst: server address and port
  * @src: local address the route resolved to
  * @src_req: local address asked for, zeroed if none: every address
@@ -261,6 +302,11 @@ struct trs_clt_kobj;
  */
 struct trs_clt_path {
 	struct trs_clt_sess	*sess;
+	struct list_head	entry;
+	u16			id;
+	u8			key[TRS_SESS_KEY_LEN];
+	bool			admin_down;
+	bool			reconnect_now;
 	struct sockaddr_storage	dst;
 	struct sockaddr_storage	src;
 	struct sockaddr_storage	src_req;
@@ -323,14 +369,28 @@ struct trs_clt_path {
  * @name: session name, also its sysfs directory
  * @ops: user callbacks
  * @uuid: identifies the session to the server, the same on every connect:
- *	a reconnect replaces what the server still holds of the session
- * @sess_key: key of the server's last accept of the session, which a
- *	reconnect must show to replace it; written by the path's connect
+ *	a path that connects again replaces what the server still holds of it
+ * @key_lock: guards @sess_key
+ * @sess_key: key of the server's session, which a path's connect shows
+ *	to join it; written when a path goes connected
+ * @keyed: @sess_key is set (the session connected once)
  * @entry: in trs_clt_sessions, guarded by trs_clt_mutex
- * @path: the session's one path
+ * @paths_mutex: serialises adding and removing paths and closing, and
+ *	guards @nr_paths, @next_id and @closing; the list is read under RCU
+ * @paths: the paths (struct trs_clt_path), RCU list
+ * @nr_paths: paths on @paths
+ * @next_id: id of the next path added
+ * @closing: trs_clt_close() started: no path is added or removed
+ * @multipath: the server does multipath (TRS_CAP_MULTIPATH in the first
+ *	accept): add_path may add paths
+ * @mp_policy: enum trs_clt_mp_policy; sysfs
+ * @rr_seq: per CPU counter of round-robin choices
+ * @nr_conns: connections per path
  * @event_mutex: serialises calls of @ops.event and the state checks that
- *	decide them, and guards @lost
- * @lost: the loss timeout passed since the path was lost; reset by a
+ *	decide them, and guards @down and @lost
+ * @down: the user was told RECONNECTING and not told since that the
+ *	session is back
+ * @lost: the loss timeout passed since the last path was lost; reset by a
  *	reconnect
  * @loss_work: reports the loss timeout
  * @reconnect_delay_sec: delay before a reconnect attempt (plus up to a
@@ -355,11 +415,23 @@ struct trs_clt_sess {
 	char			*name;
 	struct trs_clt_ops	ops;
 	uuid_t			uuid;
+	spinlock_t		key_lock;	/* see above */
 	u8			sess_key[TRS_SESS_KEY_LEN];
+	bool			keyed;
 	struct list_head	entry;
-	struct trs_clt_path	*path;
+
+	struct mutex		paths_mutex;	/* see above */
+	struct list_head	paths;
+	u32			nr_paths;
+	u16			next_id;
+	bool			closing;
+	bool			multipath;
+	int			mp_policy;
+	u32 __percpu		*rr_seq;
+	u32			nr_conns;
 
 	struct mutex		event_mutex;	/* see above */
+	bool			down;
 	bool			lost;
 	struct delayed_work	loss_work;
 	u32			reconnect_delay_sec;
@@ -395,6 +467,10 @@ bool __trs_clt_path_change_state(struct trs_clt_path *path,
 				 enum trs_clt_path_state new);
 bool trs_clt_path_change_state(struct trs_clt_path *path,
 			       enum trs_clt_path_state new);
+bool trs_clt_path_go_live(struct trs_clt_path *path);
+bool trs_clt_path_park(struct trs_clt_path *path);
+void trs_clt_sess_check_down(struct trs_clt_sess *sess,
+			     struct trs_clt_path *path);
 void trs_clt_err_work(struct work_struct *work);
 void trs_clt_reconnect_work(struct work_struct *work);
 void trs_clt_loss_work(struct work_struct *work);
@@ -416,10 +492,30 @@ int trs_clt_slots_register(struct trs_clt_path *path);
 void trs_clt_fail_inflight(struct trs_clt_path *path);
 void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
+/* trs-clt-mpath.c */
+struct trs_clt_path *trs_clt_pick_path(struct trs_clt_sess *sess,
+				       unsigned int conn);
+void trs_clt_path_close(struct trs_clt_path *path);
+int trs_clt_remove_path(struct trs_clt_path *path,
+			struct kobject *kobj, struct kobj_attribute *attr);
+void trs_clt_path_disconnect(struct trs_clt_path *path);
+void trs_clt_path_reconnect(struct trs_clt_path *path);
+
+/* trs-clt.c */
+struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
+					const struct trs_clt_path_addr *addr);
+void trs_clt_path_free(struct trs_clt_path *path);
+bool trs_clt_addr_eq(const struct sockaddr_storage *a,
+		     const struct sockaddr_storage *b, bool port);
+bool trs_clt_path_matches(struct trs_clt_path *path,
+			  const struct trs_clt_path_addr *addr);
+
 /* trs-clt-sysfs.c */
 int trs_clt_sysfs_init(void);
 void trs_clt_sysfs_exit(void);
 int trs_clt_sysfs_add(struct trs_clt_sess *sess);
 void trs_clt_sysfs_del(struct trs_clt_sess *sess);
+int trs_clt_path_sysfs_add(struct trs_clt_path *path);
+void trs_clt_path_sysfs_del(struct trs_clt_path *path);
 
 #endif /* TRS_CLT_H */

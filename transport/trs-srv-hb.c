@@ -27,24 +27,24 @@ static void trs_srv_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	if (trs_wc_failed(wc, "heartbeat")) {
-		trs_srv_sess_fail(conn->sess, "heartbeat not sent");
+		trs_srv_path_fail(conn->path, "heartbeat not sent");
 		return;
 	}
 	spin_lock_irqsave(&conn->lock, flags);
-	conn->sess->hb_busy = false;
+	conn->path->hb_busy = false;
 	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
 static int trs_srv_hb_send(struct trs_hb *hb)
 {
-	struct trs_srv_sess *sess = container_of(hb, struct trs_srv_sess, hb);
-	struct trs_srv_conn *conn = sess->conns[0];
+	struct trs_srv_path *path = container_of(hb, struct trs_srv_path, hb);
+	struct trs_srv_conn *conn = path->conns[0];
 	int err = 0;
 
 	spin_lock_irq(&conn->lock);
-	if (!conn->dead && !sess->hb_busy) {
-		err = trs_post_hb(conn->cm_id->qp, &sess->hb_cqe);
-		sess->hb_busy = !err;
+	if (!conn->dead && !path->hb_busy) {
+		err = trs_post_hb(conn->cm_id->qp, &path->hb_cqe);
+		path->hb_busy = !err;
 	}
 	spin_unlock_irq(&conn->lock);
 	return err;
@@ -52,14 +52,14 @@ static int trs_srv_hb_send(struct trs_hb *hb)
 
 static void trs_srv_hb_lost(struct trs_hb *hb, unsigned int sec)
 {
-	struct trs_srv_sess *sess = container_of(hb, struct trs_srv_sess, hb);
+	struct trs_srv_path *path = container_of(hb, struct trs_srv_path, hb);
 
 	if (!sec) {
-		trs_srv_sess_fail(sess, "heartbeat not posted");
+		trs_srv_path_fail(path, "heartbeat not posted");
 		return;
 	}
-	trs_srv_err(sess, "no heartbeat from the client for %u s\n", sec);
-	trs_srv_sess_fail(sess, "client lost");
+	trs_srv_err(path, "no heartbeat from the client for %u s\n", sec);
+	trs_srv_path_fail(path, "client lost");
 }
 
 static const struct trs_hb_ops trs_srv_hb_ops = {
@@ -69,33 +69,33 @@ static const struct trs_hb_ops trs_srv_hb_ops = {
 
 /**
  * trs_srv_hb_init() - prepare the heartbeat of a new session
- * @sess: the session, its negotiated caps set
+ * @path: the session, its negotiated caps set
  */
-void trs_srv_hb_init(struct trs_srv_sess *sess)
+void trs_srv_hb_init(struct trs_srv_path *path)
 {
-	trs_hb_init(&sess->hb, trs_srv_wq, &trs_srv_hb_ops,
+	trs_hb_init(&path->hb, trs_srv_wq, &trs_srv_hb_ops,
 		    &trs_srv_hb_timeout_sec);
-	sess->hb_cqe.done = trs_srv_hb_sent;
-	sess->hb_on = sess->rsp.caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
+	path->hb_cqe.done = trs_srv_hb_sent;
+	path->hb_on = path->rsp.caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
 }
 
 /**
  * trs_srv_hb_start() - start heartbeats on a session that just opened
- * @sess: the session; nothing if its client does not do heartbeats
+ * @path: the session; nothing if its client does not do heartbeats
  */
-void trs_srv_hb_start(struct trs_srv_sess *sess)
+void trs_srv_hb_start(struct trs_srv_path *path)
 {
-	if (sess->hb_on)
-		trs_hb_start(&sess->hb);
+	if (path->hb_on)
+		trs_hb_start(&path->hb);
 }
 
 /**
  * trs_srv_hb_stop() - stop the heartbeats of a session being closed
- * @sess: the session
+ * @path: the session
  */
-void trs_srv_hb_stop(struct trs_srv_sess *sess)
+void trs_srv_hb_stop(struct trs_srv_path *path)
 {
-	trs_hb_stop(&sess->hb);
+	trs_hb_stop(&path->hb);
 }
 
 /**
@@ -107,10 +107,10 @@ void trs_srv_hb_stop(struct trs_srv_sess *sess)
  */
 bool trs_srv_hb_recv(struct trs_srv_conn *conn, const struct ib_wc *wc)
 {
-	struct trs_srv_sess *sess = conn->sess;
+	struct trs_srv_path *path = conn->path;
 
-	if (conn->idx || !sess->hb_on || !trs_is_hb(wc))
+	if (conn->idx || !path->hb_on || !trs_is_hb(wc))
 		return false;
-	trs_hb_received(&sess->hb);
+	trs_hb_received(&path->hb);
 	return true;
 }

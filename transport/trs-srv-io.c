@@ -30,7 +30,7 @@
 static struct trs_srv_slot *trs_srv_batch_slot(struct trs_srv_slot *slot,
 					       unsigned int bit)
 {
-	return &slot->sess->slots[slot->req.slot + 1 + bit];
+	return &slot->path->slots[slot->req.slot + 1 + bit];
 }
 
 /* The replies of @slot and of the slots in @mask are posted or dropped. */
@@ -43,10 +43,10 @@ static void trs_srv_release(struct trs_srv_slot *slot, unsigned long mask)
 	 * the HCA has read the chunk: free the slot before posting so that
 	 * its next request never finds it busy.
 	 */
-	clear_bit_unlock(slot->req.slot, slot->sess->busy);
+	clear_bit_unlock(slot->req.slot, slot->path->busy);
 	for_each_set_bit(bit, &mask, TRS_IMM_BATCH_BITS)
 		clear_bit_unlock(trs_srv_batch_slot(slot, bit)->req.slot,
-				 slot->sess->busy);
+				 slot->path->busy);
 }
 
 /*
@@ -57,13 +57,13 @@ static void trs_srv_release(struct trs_srv_slot *slot, unsigned long mask)
 static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 			    struct trs_srv_slot *slot, unsigned long mask)
 {
-	struct trs_srv_sess *sess = conn->sess;
+	struct trs_srv_path *path = conn->path;
 	bool signal = conn->unsignaled + 1 >= TRS_SRV_SIGNAL_EVERY ||
 		      conn->credits < TRS_SRV_SIGNAL_EVERY;
 	struct ib_sge sge = {
 		.addr	= sg_dma_address(&slot->sg) + TRS_HDR_AREA,
 		.length	= slot->rsp_len,
-		.lkey	= sess->pd->local_dma_lkey,
+		.lkey	= path->pd->local_dma_lkey,
 	};
 	struct ib_rdma_wr wr = {
 		.wr = {
@@ -91,7 +91,7 @@ static int trs_srv_post_rsp(struct trs_srv_conn *conn,
 		return 0;
 	}
 	conn->sig_covers[conn->sig_tail] = conn->unsignaled + 1;
-	conn->sig_tail = (conn->sig_tail + 1) % sess->queue_depth;
+	conn->sig_tail = (conn->sig_tail + 1) % path->queue_depth;
 	conn->unsignaled = 0;
 	return 0;
 }
@@ -181,7 +181,7 @@ static bool trs_srv_may_hold(struct trs_srv_conn *conn,
 static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 {
 	struct trs_srv_conn *conn = slot->conn;
-	struct trs_srv_sess *sess = slot->sess;
+	struct trs_srv_path *path = slot->path;
 	unsigned long flags;
 	bool bh_off;
 	int err;
@@ -206,7 +206,7 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 	 * session (a bio that hung) finds the RDMA device gone.
 	 */
 	if (slot->rsp_len && !conn->dead)
-		ib_dma_sync_single_for_device(sess->ibdev,
+		ib_dma_sync_single_for_device(path->ibdev,
 					      sg_dma_address(&slot->sg) +
 					      TRS_HDR_AREA, slot->rsp_len,
 					      DMA_BIDIRECTIONAL);
@@ -222,8 +222,8 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 	spin_unlock_irqrestore(&conn->lock, flags);
 	trs_bh_on(bh_off);
 	if (err) {
-		trs_srv_err_rl(sess, "cannot post a reply: %pe\n", ERR_PTR(err));
-		trs_srv_sess_fail(sess, "reply not posted");
+		trs_srv_err_rl(path, "cannot post a reply: %pe\n", ERR_PTR(err));
+		trs_srv_path_fail(path, "reply not posted");
 	}
 }
 
@@ -245,9 +245,9 @@ void trs_srv_flush_work(struct work_struct *work)
 	spin_unlock_irqrestore(&conn->lock, flags);
 	trs_bh_on(bh_off);
 	if (err) {
-		trs_srv_err_rl(conn->sess, "cannot post a reply: %pe\n",
+		trs_srv_err_rl(conn->path, "cannot post a reply: %pe\n",
 			       ERR_PTR(err));
-		trs_srv_sess_fail(conn->sess, "reply not posted");
+		trs_srv_path_fail(conn->path, "reply not posted");
 	}
 }
 
@@ -260,19 +260,19 @@ void trs_srv_flush_work(struct work_struct *work)
 void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_srv_conn *conn = cq->cq_context;
-	struct trs_srv_sess *sess = conn->sess;
+	struct trs_srv_path *path = conn->path;
 	struct trs_srv_slot *slot;
 	unsigned long flags;
 	int err = 0;
 
 	if (trs_wc_failed(wc, "reply")) {
-		trs_srv_sess_fail(sess, "reply failed");
+		trs_srv_path_fail(path, "reply failed");
 		return;
 	}
 
 	spin_lock_irqsave(&conn->lock, flags);
 	conn->credits += conn->sig_covers[conn->sig_head];
-	conn->sig_head = (conn->sig_head + 1) % sess->queue_depth;
+	conn->sig_head = (conn->sig_head + 1) % path->queue_depth;
 	while (!err && !conn->dead && conn->credits &&
 	       !list_empty(&conn->rsp_wait)) {
 		slot = list_first_entry(&conn->rsp_wait, struct trs_srv_slot,
@@ -285,7 +285,7 @@ void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (err)
-		trs_srv_sess_fail(sess, "reply not posted");
+		trs_srv_path_fail(path, "reply not posted");
 }
 
 /**
@@ -300,25 +300,25 @@ void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc)
 void trs_srv_resp(struct trs_srv_req *req, int status, u32 len)
 {
 	struct trs_srv_slot *slot = container_of(req, struct trs_srv_slot, req);
-	struct trs_srv_sess *sess = slot->sess;
+	struct trs_srv_path *path = slot->path;
 
 	if (req->dir != DMA_FROM_DEVICE) {
 		len = 0;
 	} else if (len > req->data_len) {
-		trs_srv_err_rl(sess, "reply of %u bytes to a read of %u\n",
+		trs_srv_err_rl(path, "reply of %u bytes to a read of %u\n",
 			       len, req->data_len);
 		status = -EIO;
 	}
 	trs_srv_queue_rsp(slot, status, len);
-	/* may free the session (see trs_srv_sess_release()) */
-	percpu_ref_put(&sess->inflight);
+	/* may free the session (see trs_srv_path_release()) */
+	percpu_ref_put(&path->inflight);
 }
 EXPORT_SYMBOL_GPL(trs_srv_resp);
 
 /* The client takes batch replies (and may flag its requests). */
-static bool trs_srv_batches(const struct trs_srv_sess *sess)
+static bool trs_srv_batches(const struct trs_srv_path *path)
 {
-	return sess->rsp.caps & cpu_to_le32(TRS_CAP_RSP_BATCH);
+	return path->rsp.caps & cpu_to_le32(TRS_CAP_RSP_BATCH);
 }
 
 /*
@@ -329,7 +329,7 @@ static bool trs_srv_batches(const struct trs_srv_sess *sess)
 static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 			     u32 byte_len)
 {
-	struct trs_srv_sess *sess = slot->sess;
+	struct trs_srv_path *path = slot->path;
 	u64 dma = sg_dma_address(&slot->sg);
 	struct trs_msg_req req;
 	u32 data_len;
@@ -338,14 +338,14 @@ static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 	if (hdr_len <= sizeof(req) || hdr_len > sizeof(req) + TRS_MAX_USR_HDR)
 		return -EINVAL;
 	hdr = slot->buf + TRS_HDR_AREA - hdr_len;
-	ib_dma_sync_single_for_cpu(sess->ibdev, dma + TRS_HDR_AREA - hdr_len,
+	ib_dma_sync_single_for_cpu(path->ibdev, dma + TRS_HDR_AREA - hdr_len,
 				   hdr_len, DMA_BIDIRECTIONAL);
 	memcpy(&req, hdr, sizeof(req));
 	data_len = le32_to_cpu(req.data_len);
 	if (!trs_is_zero(req.reserved0, sizeof(req.reserved0)) ||
-	    req.reserved1 || data_len > sess->max_io_size ||
+	    req.reserved1 || data_len > path->max_io_size ||
 	    req.flags & ~TRS_REQ_F_KNOWN ||
-	    (req.flags && !trs_srv_batches(sess)))
+	    (req.flags && !trs_srv_batches(path)))
 		return -EINVAL;
 	slot->more = req.flags & TRS_REQ_F_MORE;
 
@@ -359,7 +359,7 @@ static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 		if (!data_len || req.addr || req.rkey ||
 		    byte_len != hdr_len + data_len)
 			return -EINVAL;
-		ib_dma_sync_single_for_cpu(sess->ibdev, dma + TRS_HDR_AREA,
+		ib_dma_sync_single_for_cpu(path->ibdev, dma + TRS_HDR_AREA,
 					   data_len, DMA_BIDIRECTIONAL);
 		slot->req.dir = DMA_TO_DEVICE;
 		break;
@@ -380,6 +380,21 @@ static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 	return 0;
 }
 
+/* Statistics: only this connection's CQ work writes them. */
+static void trs_srv_count(struct trs_srv_conn *conn,
+			  const struct trs_srv_req *req)
+{
+	struct trs_srv_stats *st = &conn->stats;
+
+	if (req->dir == DMA_FROM_DEVICE) {
+		WRITE_ONCE(st->reads, st->reads + 1);
+		WRITE_ONCE(st->read_bytes, st->read_bytes + req->data_len);
+	} else if (req->dir == DMA_TO_DEVICE) {
+		WRITE_ONCE(st->writes, st->writes + 1);
+		WRITE_ONCE(st->write_bytes, st->write_bytes + req->data_len);
+	}
+}
+
 /**
  * trs_srv_recv_done() - a request arrived
  * @cq: the connection's CQ
@@ -390,7 +405,7 @@ static int trs_srv_parse_req(struct trs_srv_slot *slot, u32 hdr_len,
 void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_srv_conn *conn = cq->cq_context;
-	struct trs_srv_sess *sess = conn->sess;
+	struct trs_srv_path *path = conn->path;
 	struct trs_srv_slot *slot;
 	enum trs_srv_state state;
 	unsigned long flags;
@@ -399,7 +414,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int err = 0;
 
 	if (trs_wc_failed(wc, "request receive")) {
-		trs_srv_sess_fail(sess, "receive failed");
+		trs_srv_path_fail(path, "receive failed");
 		return;
 	}
 	WRITE_ONCE(conn->poll_task, current);
@@ -408,7 +423,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);
 	spin_unlock_irqrestore(&conn->lock, flags);
 	if (err) {
-		trs_srv_sess_fail(sess, "receive not posted");
+		trs_srv_path_fail(path, "receive not posted");
 		return;
 	}
 
@@ -420,34 +435,35 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	imm = be32_to_cpu(wc->ex.imm_data);
 	tag = trs_imm_slot(imm);
-	idx = tag & sess->tag_idx_mask;
-	if (trs_imm_type(imm) != TRS_IMM_REQ || idx >= sess->queue_depth ||
-	    test_and_set_bit_lock(idx, sess->busy))
+	idx = tag & path->tag_idx_mask;
+	if (trs_imm_type(imm) != TRS_IMM_REQ || idx >= path->queue_depth ||
+	    test_and_set_bit_lock(idx, path->busy))
 		goto violation;
 
-	slot = &sess->slots[idx];
+	slot = &path->slots[idx];
 	slot->conn = conn;
 	slot->tag = tag;
 	slot->req.conn = conn->idx;
-	trs_hb_alive(&sess->hb);
+	trs_hb_alive(&path->hb);
 	err = trs_srv_parse_req(slot, trs_imm_arg(imm), wc->byte_len);
 	if (err) {
-		trs_srv_err_rl(sess, "conn %u: malformed request: imm %#x len %u\n",
+		trs_srv_err_rl(path, "conn %u: malformed request: imm %#x len %u\n",
 			       conn->idx, imm, wc->byte_len);
 	} else {
+		trs_srv_count(conn, &slot->req);
 		/*
 		 * A per-CPU reference, not a lock: each connection's CQ work
 		 * runs on its own CPU.  The state is read after the
 		 * reference is taken: the session was open then, unless it
 		 * is closing or not open yet.
 		 */
-		if (likely(percpu_ref_tryget_live(&sess->inflight))) {
+		if (likely(percpu_ref_tryget_live(&path->inflight))) {
 			/* pairs with trs_srv_open_work(): then @priv is set */
-			state = smp_load_acquire(&sess->state);
+			state = smp_load_acquire(&path->state);
 			if (likely(state == TRS_SRV_OPEN))
-				priv = sess->priv;
+				priv = path->sess->priv;
 			else
-				percpu_ref_put(&sess->inflight);
+				percpu_ref_put(&path->inflight);
 		} else {
 			state = TRS_SRV_CLOSING;
 		}
@@ -457,7 +473,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * reconnect; an error answer would fail it.
 		 */
 		if (state == TRS_SRV_CLOSING) {
-			clear_bit_unlock(idx, sess->busy);
+			clear_bit_unlock(idx, path->busy);
 			return;
 		}
 		if (state != TRS_SRV_OPEN)
@@ -467,14 +483,14 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		trs_srv_queue_rsp(slot, err, 0);
 		return;
 	}
-	sess->ctx->ops->request(priv, &slot->req);
+	path->sess->ctx->ops->request(priv, &slot->req);
 	return;
 
 violation:
-	trs_srv_err_rl(sess, "conn %u: protocol violation: opcode %d imm %#x len %u\n",
+	trs_srv_err_rl(path, "conn %u: protocol violation: opcode %d imm %#x len %u\n",
 		       conn->idx, wc->opcode, be32_to_cpu(wc->ex.imm_data),
 		       wc->byte_len);
-	trs_srv_sess_fail(sess, "protocol violation");
+	trs_srv_path_fail(path, "protocol violation");
 }
 
 /**
@@ -485,16 +501,16 @@ violation:
  */
 void trs_srv_table_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct trs_srv_sess *sess = container_of(wc->wr_cqe,
-						 struct trs_srv_sess, table_cqe);
+	struct trs_srv_path *path = container_of(wc->wr_cqe,
+						 struct trs_srv_path, table_cqe);
 
 	if (trs_wc_failed(wc, "chunk registration or table"))
-		trs_srv_sess_fail(sess, "chunk table failed");
+		trs_srv_path_fail(path, "chunk table failed");
 }
 
 /**
  * trs_srv_send_chunks() - register every chunk and send the chunk table
- * @sess: session whose connections are all established
+ * @path: session whose connections are all established
  *
  * One chain on connection 0: a REG_MR per chunk, then the SEND of the
  * table.  The HCA executes them in order, so the client can use the keys
@@ -502,23 +518,23 @@ void trs_srv_table_done(struct ib_cq *cq, struct ib_wc *wc)
  *
  * Return: 0 or a negative errno.
  */
-int trs_srv_send_chunks(struct trs_srv_sess *sess)
+int trs_srv_send_chunks(struct trs_srv_path *path)
 {
-	struct trs_srv_conn *conn = sess->conns[0];
-	struct trs_msg_chunks *table = sess->table;
+	struct trs_srv_conn *conn = path->conns[0];
+	struct trs_msg_chunks *table = path->table;
 	struct ib_sge sge = {
-		.addr	= sess->table_dma,
-		.length	= sess->table_len,
-		.lkey	= sess->pd->local_dma_lkey,
+		.addr	= path->table_dma,
+		.length	= path->table_len,
+		.lkey	= path->pd->local_dma_lkey,
 	};
 	struct ib_send_wr send = {
 		.opcode		= IB_WR_SEND,
-		.wr_cqe		= &sess->table_cqe,
+		.wr_cqe		= &path->table_cqe,
 		.sg_list	= &sge,
 		.num_sge	= 1,
 		.send_flags	= IB_SEND_SIGNALED,
 	};
-	u32 qd = sess->queue_depth, i;
+	u32 qd = path->queue_depth, i;
 	struct ib_reg_wr *reg;
 	int err;
 
@@ -528,18 +544,18 @@ int trs_srv_send_chunks(struct trs_srv_sess *sess)
 	table->magic = cpu_to_le16(TRS_MAGIC);
 	table->type = cpu_to_le16(TRS_MSG_CHUNKS);
 	table->count = cpu_to_le16(qd);
-	table->chunk_size = cpu_to_le32(sess->chunk_size);
+	table->chunk_size = cpu_to_le32(path->chunk_size);
 	for (i = 0; i < qd; i++) {
-		struct ib_mr *mr = sess->slots[i].mr;
+		struct ib_mr *mr = path->slots[i].mr;
 
 		table->desc[i].addr = cpu_to_le64(mr->iova);
 		table->desc[i].rkey = cpu_to_le32(mr->rkey);
-		trs_reg_wr_init(&reg[i], mr, &sess->table_cqe,
+		trs_reg_wr_init(&reg[i], mr, &path->table_cqe,
 				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
 		reg[i].wr.next = i + 1 < qd ? &reg[i + 1].wr : &send;
 	}
-	ib_dma_sync_single_for_device(sess->ibdev, sess->table_dma,
-				      sess->table_len, DMA_TO_DEVICE);
+	ib_dma_sync_single_for_device(path->ibdev, path->table_dma,
+				      path->table_len, DMA_TO_DEVICE);
 
 	spin_lock_irq(&conn->lock);
 	err = conn->dead ? -ENOTCONN :

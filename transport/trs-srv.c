@@ -58,7 +58,7 @@ MODULE_PARM_DESC(max_chunk_mem_mb,
 struct workqueue_struct *trs_srv_wq;
 struct workqueue_struct *trs_srv_setup_wq;
 
-/* guards trs_srv_sessions and the conns[] of every session */
+/* guards trs_srv_sessions and the conns[] of every path */
 DEFINE_MUTEX(trs_srv_mutex);
 LIST_HEAD(trs_srv_sessions);
 
@@ -93,7 +93,7 @@ static int trs_srv_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		trs_srv_sess_fail(conn->sess, rdma_event_msg(ev->event));
+		trs_srv_path_fail(conn->path, rdma_event_msg(ev->event));
 		break;
 	default:
 		break;
@@ -189,22 +189,27 @@ void trs_srv_close(struct trs_srv_ctx *ctx)
 	mutex_lock(&trs_srv_mutex);
 	list_for_each_entry(sess, &trs_srv_sessions, entry)
 		if (sess->ctx == ctx)
-			trs_srv_sess_fail(sess, "server shutdown");
+			trs_srv_sess_close(sess, "server shutdown");
 	mutex_unlock(&trs_srv_mutex);
 	wait_var_event(&ctx->nr_sess, !atomic_read(&ctx->nr_sess));
 	kfree(ctx);
 }
 EXPORT_SYMBOL_GPL(trs_srv_close);
 
-/* The device goes away: close its sessions and wait until they are gone. */
+/* The device goes away: close its paths and wait until they are gone. */
 static void trs_srv_remove_one(struct ib_device *dev, void *client_data)
 {
 	struct trs_srv_sess *sess;
+	struct trs_srv_path *path;
 
 	mutex_lock(&trs_srv_mutex);
-	list_for_each_entry(sess, &trs_srv_sessions, entry)
-		if (sess->ibdev == dev)
-			trs_srv_sess_fail(sess, "RDMA device removal");
+	list_for_each_entry(sess, &trs_srv_sessions, entry) {
+		spin_lock_irq(&sess->lock);
+		list_for_each_entry(path, &sess->paths, sess_entry)
+			if (path->ibdev == dev)
+				trs_srv_path_fail(path, "RDMA device removal");
+		spin_unlock_irq(&sess->lock);
+	}
 	mutex_unlock(&trs_srv_mutex);
 	flush_workqueue(trs_srv_wq);
 }
@@ -238,11 +243,16 @@ static int __init trs_srv_init(void)
 		err = -ENOMEM;
 		goto destroy_wq;
 	}
-	err = ib_register_client(&trs_srv_ib_client);
+	err = trs_srv_sysfs_init();
 	if (err)
 		goto destroy_setup_wq;
+	err = ib_register_client(&trs_srv_ib_client);
+	if (err)
+		goto sysfs_exit;
 	return 0;
 
+sysfs_exit:
+	trs_srv_sysfs_exit();
 destroy_setup_wq:
 	destroy_workqueue(trs_srv_setup_wq);
 destroy_wq:
@@ -253,6 +263,7 @@ destroy_wq:
 static void __exit trs_srv_exit(void)
 {
 	ib_unregister_client(&trs_srv_ib_client);
+	trs_srv_sysfs_exit();
 	destroy_workqueue(trs_srv_setup_wq);
 	destroy_workqueue(trs_srv_wq);
 }

@@ -3,18 +3,23 @@
  * RNBD transport server: private definitions.
  *
  * Object model: a context (trs_srv_ctx) is one listener of one user
- * module.  A session (trs_srv_sess) is created by the connect request of
- * its connection 0 and owns its connections, its PD and its chunks (with
- * their MRs).  It is freed by its close work and nothing else; every
- * reason to end a session (a connection error or disconnect, a protocol
- * violation, the user refusing it, a handshake timeout, device removal,
- * trs_srv_close()) goes through trs_srv_sess_fail(), which queues that
- * work once.
+ * module.  A session (trs_srv_sess) is what the user sees; it is created
+ * by the connect request of the connection 0 of its first path and lives
+ * until its last path left it and its last path was freed (kref).  A path
+ * (trs_srv_path) is created by the connect request of its connection 0
+ * and owns its connections, its PD and its chunks (with their MRs).  It is
+ * freed once its close work ran and its last request was answered; every
+ * reason to end a path (a connection error or disconnect, a protocol
+ * violation, the user refusing or closing the session, a handshake
+ * timeout, a reconnect of the same path, device removal, trs_srv_close())
+ * goes through trs_srv_path_fail(), which queues that work once.
  */
 #ifndef TRS_SRV_H
 #define TRS_SRV_H
 
 #include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/spinlock.h>
 #include <linux/uuid.h>
@@ -48,11 +53,27 @@ struct trs_srv_ctx {
 };
 
 /**
+ * struct trs_srv_stats - per connection counters, shown in sysfs
+ * @reads: requests with data to the client (client READs)
+ * @read_bytes: their data bytes
+ * @writes: requests with data from the client
+ * @write_bytes: their data bytes
+ *
+ * Written by the connection's CQ work only, read without a lock.
+ */
+struct trs_srv_stats {
+	u64	reads;
+	u64	read_bytes;
+	u64	writes;
+	u64	write_bytes;
+};
+
+/**
  * struct trs_srv_conn - one connection of a session
  * @kind: TRS_SRV_CM_CONN
- * @sess: owner
+ * @path: owner
  * @idx: index in the session
- * @established: reached ESTABLISHED; guarded by sess->lock
+ * @established: reached ESTABLISHED; guarded by path->lock
  * @cm_id: CM id; its QP is cm_id->qp
  * @cq: completion queue, polled from a workqueue
  * @recv_cqe: completion of the zero-length receives taking requests
@@ -71,12 +92,13 @@ struct trs_srv_ctx {
  * @unsignaled: replies posted unsignaled since the last signaled one
  * @sig_head: oldest signaled reply not completed yet, in @sig_covers
  * @sig_tail: where the next signaled reply goes in @sig_covers
+ * @stats: counters
  * @sig_covers: ring of the signaled replies in flight (at most one per
  *	credit): how many replies the completion of each retires
  */
 struct trs_srv_conn {
 	enum trs_srv_cm_kind	kind;
-	struct trs_srv_sess	*sess;
+	struct trs_srv_path	*path;
 	u32			idx;
 	bool			established;
 	struct rdma_cm_id	*cm_id;
@@ -94,13 +116,14 @@ struct trs_srv_conn {
 	u32			unsignaled;
 	u32			sig_head;
 	u32			sig_tail;
+	struct trs_srv_stats	stats;
 	u8			sig_covers[];
 };
 
 /**
  * struct trs_srv_slot - a chunk and the request using it
  * @req: the request handed to the user
- * @sess: owner
+ * @path: owner
  * @conn: connection of the request; the reply goes there
  * @buf: the chunk: TRS_HDR_AREA bytes of header area, then the data area
  * @sg: DMA mapping of @buf
@@ -116,14 +139,14 @@ struct trs_srv_conn {
  * @usr_hdr: private copy of the user header: the client owns the chunk and
  *	could rewrite it while the user parses it
  *
- * A slot is busy (bit in sess->busy) from the arrival of its request until
+ * A slot is busy (bit in path->busy) from the arrival of its request until
  * its reply is posted: the client can send the next request on the slot
  * only after it received that reply, and the HCA finished reading the
  * chunk by then.
  */
 struct trs_srv_slot {
 	struct trs_srv_req	req;
-	struct trs_srv_sess	*sess;
+	struct trs_srv_path	*path;
 	struct trs_srv_conn	*conn;
 	void			*buf;
 	struct scatterlist	sg;
@@ -145,31 +168,30 @@ enum trs_srv_state {
 };
 
 /**
- * struct trs_srv_sess - a server session
- * @ctx: listener the session came in on
- * @entry: in trs_srv_sessions, guarded by trs_srv_mutex
- * @uuid: the client's session id
- * @name: printable name: client address and start of @uuid
+ * struct trs_srv_path - the connections of a session from one client port
+ * @sess: the session it belongs to; holds a reference on it
+ * @sess_entry: in sess->paths while linked, guarded by sess->lock
+ * @path_id: the client's id of the path (TRS_CAP_MULTIPATH), 0 without
+ * @name: printable name: the session's, and the path id
  * @conn_cnt: connections
  * @queue_depth: chunks
  * @chunk_size: TRS_HDR_AREA + max_io_size
  * @max_io_size: data area of a chunk
  * @rsp: accept private data, the same for every connection
- * @peer: the client's address, port cleared: what max_sessions_per_peer
- *	counts
- * @chunk_bytes: chunk memory the session was admitted with, in
+ * @src: the server's address of connection 0
+ * @dst: the client's address of connection 0
+ * @chunk_bytes: chunk memory the path was admitted with, in
  *	trs_srv_chunk_bytes until it is freed
- * @lock: guards @state, @nr_established, @priv, @user_open and the
- *	connections' established flags
+ * @lock: guards @state, @nr_established and the connections' established
+ *	flags
  * @state: enum trs_srv_state
  * @nr_established: connections established
- * @priv: the user's session pointer
- * @user_open: sess_open() succeeded, so sess_close() is owed
  * @inflight: one per request handed to the user and not answered, plus
- *	the initial reference (the close work's from trs_srv_sess_fail()
- *	on); per CPU until the session closes.  Zero frees the session.
- * @open_work: calls sess_open() and sends the chunk table
- * @close_work: tears the session down
+ *	the initial reference (the close work's from trs_srv_path_fail()
+ *	on); per CPU until the path closes.  Zero frees the path.
+ * @open_work: opens the session for the user if needed, sends the chunk
+ *	table
+ * @close_work: tears the path down
  * @free_work: frees it once @inflight is zero
  * @setup_work: handshake timeout
  * @hb: heartbeat timer: sends ours and checks the client's
@@ -179,6 +201,7 @@ enum trs_srv_state {
  *	all of them, or the index bits only with TRS_CAP_SLOT_GEN
  * @hb_busy: our heartbeat is in flight; guarded by conns[0]->lock
  * @ibdev: RDMA device of every connection
+ * @hca_port: its port (of connection 0)
  * @pd: protection domain
  * @busy: slots with a request not answered yet
  * @slots: one per chunk
@@ -188,25 +211,26 @@ enum trs_srv_state {
  * @table_len: its size
  * @table_cqe: completion of the chunk table SEND (and of REG_MR errors)
  * @conns: connections by index; set under trs_srv_mutex
+ * @kobj: sysfs directory paths/<client addr>@<server addr>, NULL if none
+ * @stats_kobj: its "stats" directory
  */
-struct trs_srv_sess {
-	struct trs_srv_ctx	*ctx;
-	struct list_head	entry;
-	uuid_t			uuid;
-	char			name[TRS_ADDR_LEN + 16];
+struct trs_srv_path {
+	struct trs_srv_sess	*sess;
+	struct list_head	sess_entry;
+	u16			path_id;
+	char			name[TRS_ADDR_LEN + 24];
 	u32			conn_cnt;
 	u32			queue_depth;
 	u32			chunk_size;
 	u32			max_io_size;
 	struct trs_msg_conn_rsp	rsp;
-	struct sockaddr_storage	peer;
+	struct sockaddr_storage	src;
+	struct sockaddr_storage	dst;
 	u64			chunk_bytes;
 
 	spinlock_t		lock;	/* see above */
 	enum trs_srv_state	state;
 	u32			nr_established;
-	void			*priv;
-	bool			user_open;
 
 	struct percpu_ref	inflight;
 	struct work_struct	open_work;
@@ -220,6 +244,7 @@ struct trs_srv_sess {
 	u32			tag_idx_mask;
 
 	struct ib_device	*ibdev;
+	u32			hca_port;
 	struct ib_pd		*pd;
 	unsigned long		*busy;
 	struct trs_srv_slot	*slots;
@@ -229,14 +254,65 @@ struct trs_srv_sess {
 	size_t			table_len;
 	struct ib_cqe		table_cqe;
 	struct trs_srv_conn	**conns;
+	struct kobject		*kobj;
+	struct kobject		*stats_kobj;
 };
 
-#define trs_srv_err(sess, fmt, ...) \
-	pr_err("%s: " fmt, (sess)->name, ##__VA_ARGS__)
-#define trs_srv_info(sess, fmt, ...) \
-	pr_info("%s: " fmt, (sess)->name, ##__VA_ARGS__)
-#define trs_srv_err_rl(sess, fmt, ...) \
-	pr_err_ratelimited("%s: " fmt, (sess)->name, ##__VA_ARGS__)
+/**
+ * struct trs_srv_sess - a client session: the paths that show its uuid
+ *	and key
+ * @ctx: listener of its first path
+ * @entry: in trs_srv_sessions, guarded by trs_srv_mutex
+ * @uuid: the client's session id
+ * @key: the secret every connect of the session shows, sent in its accepts
+ * @name: printable name: the first path's client address and the start
+ *	of @uuid; also the sysfs directory
+ * @peer: the first path's client address, port cleared: what
+ *	max_sessions_per_peer counts
+ * @multipath: the client offered TRS_CAP_MULTIPATH: a path that connects
+ *	again replaces its old self and the session stays
+ * @ref: one for the session list, one per path not freed
+ * @lock: guards @paths, @nr_paths and @closing
+ * @paths: its paths, the closing ones until their close work unlinks them
+ * @nr_paths: paths on @paths
+ * @closing: the user closed it, or its last path went: no path joins
+ * @open_mutex: serialises sess_open() with the check of @user_open
+ * @priv: the user's session pointer, set before any path goes OPEN
+ * @user_open: sess_open() succeeded, so sess_close() is owed; written
+ *	under @open_mutex, read after the path's OPEN state (release/acquire)
+ *	or by the last path's close work
+ * @dev: sysfs device /sys/class/rtrs-server/<name>, NULL if none
+ * @paths_kobj: sysfs "paths" directory
+ */
+struct trs_srv_sess {
+	struct trs_srv_ctx	*ctx;
+	struct list_head	entry;
+	uuid_t			uuid;
+	u8			key[TRS_SESS_KEY_LEN];
+	char			name[TRS_ADDR_LEN + 16];
+	struct sockaddr_storage	peer;
+	bool			multipath;
+	struct kref		ref;
+
+	spinlock_t		lock;	/* see above */
+	struct list_head	paths;
+	u32			nr_paths;
+	bool			closing;
+
+	struct mutex		open_mutex;	/* see above */
+	void			*priv;
+	bool			user_open;
+
+	struct device		*dev;
+	struct kobject		*paths_kobj;
+};
+
+#define trs_srv_err(path, fmt, ...) \
+	pr_err("%s: " fmt, (path)->name, ##__VA_ARGS__)
+#define trs_srv_info(path, fmt, ...) \
+	pr_info("%s: " fmt, (path)->name, ##__VA_ARGS__)
+#define trs_srv_err_rl(path, fmt, ...) \
+	pr_err_ratelimited("%s: " fmt, (path)->name, ##__VA_ARGS__)
 
 /* trs-srv.c */
 extern struct workqueue_struct *trs_srv_wq;
@@ -253,13 +329,38 @@ extern unsigned int trs_srv_max_chunk_mem_mb;
 /* trs-srv-sess.c */
 int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		    struct rdma_cm_event *ev);
+void trs_srv_release_bytes(u64 bytes);
+void trs_srv_sess_put(struct trs_srv_sess *sess);
+int trs_srv_sess_user_open(struct trs_srv_sess *sess);
+void trs_srv_sess_unlink(struct trs_srv_path *path);
+
+/* trs-srv-path.c */
+struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
+					struct rdma_cm_id *cm_id,
+					const struct trs_msg_conn_req *req,
+					const struct trs_msg_conn_rsp *rsp,
+					u64 bytes);
+int trs_srv_path_dev_init(struct trs_srv_path *path, struct ib_device *dev);
+void trs_srv_path_start(struct trs_srv_path *path);
+bool trs_srv_path_alive(struct trs_srv_path *path);
+void trs_srv_path_fail(struct trs_srv_path *path, const char *why);
+struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_path *path,
+					 struct rdma_cm_id *cm_id, u32 idx);
+void trs_srv_conn_destroy(struct trs_srv_conn *conn);
 void trs_srv_established(struct trs_srv_conn *conn);
-void trs_srv_sess_fail(struct trs_srv_sess *sess, const char *why);
+
+/* trs-srv-sysfs.c */
+int trs_srv_sysfs_init(void);
+void trs_srv_sysfs_exit(void);
+void trs_srv_sysfs_sess_add(struct trs_srv_sess *sess);
+void trs_srv_sysfs_sess_del(struct trs_srv_sess *sess);
+void trs_srv_sysfs_path_add(struct trs_srv_path *path);
+void trs_srv_sysfs_path_del(struct trs_srv_path *path);
 
 /* trs-srv-hb.c */
-void trs_srv_hb_init(struct trs_srv_sess *sess);
-void trs_srv_hb_start(struct trs_srv_sess *sess);
-void trs_srv_hb_stop(struct trs_srv_sess *sess);
+void trs_srv_hb_init(struct trs_srv_path *path);
+void trs_srv_hb_start(struct trs_srv_path *path);
+void trs_srv_hb_stop(struct trs_srv_path *path);
 bool trs_srv_hb_recv(struct trs_srv_conn *conn, const struct ib_wc *wc);
 
 /* trs-srv-io.c */
@@ -267,6 +368,6 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 void trs_srv_rsp_done(struct ib_cq *cq, struct ib_wc *wc);
 void trs_srv_flush_work(struct work_struct *work);
 void trs_srv_table_done(struct ib_cq *cq, struct ib_wc *wc);
-int trs_srv_send_chunks(struct trs_srv_sess *sess);
+int trs_srv_send_chunks(struct trs_srv_path *path);
 
 #endif /* TRS_SRV_H */

@@ -19,7 +19,7 @@
 
 #define TRS_MAGIC		0x7e5b
 #define TRS_PROTO_VER_MAJOR	1
-#define TRS_PROTO_VER_MINOR	5
+#define TRS_PROTO_VER_MINOR	6
 
 /*
  * Capability bits exchanged in the handshake.
@@ -34,12 +34,17 @@
  * generation above the slot index, and the server's TRS_IMM_RSP echoes the
  * field whole, so the client tells a reply to an earlier use of the slot
  * from the reply to the request in it (minor 5).
+ * TRS_CAP_MULTIPATH: a session may have several paths, each its own
+ * connections and chunks, told apart by the path id of their connect
+ * requests; a path that connects again replaces its old self and the
+ * session stays (minor 6).
  */
 #define TRS_CAP_RSP_BATCH	0x2u
 #define TRS_CAP_HEARTBEAT	0x4u
 #define TRS_CAP_SLOT_GEN	0x8u
+#define TRS_CAP_MULTIPATH	0x10u
 #define TRS_CAPS_KNOWN		(TRS_CAP_RSP_BATCH | TRS_CAP_HEARTBEAT | \
-				 TRS_CAP_SLOT_GEN)
+				 TRS_CAP_SLOT_GEN | TRS_CAP_MULTIPATH)
 
 /* Heartbeat period, the same on both sides (TRS_CAP_HEARTBEAT). */
 #define TRS_HB_INTERVAL_MS	1000
@@ -188,12 +193,15 @@ static inline u32 trs_imm_batch_mask(u32 imm)
  * @conn_idx: index of this connection in the session (0 first)
  * @conn_cnt: number of connections the session will have
  * @max_queue_depth: largest queue depth the client accepts
- * @reserved0: zero
+ * @path_id: the path of the session this connection belongs to, chosen by
+ *	the client, unique in the session; zero without TRS_CAP_MULTIPATH
+ *	(minor 6; reserved and zero before)
  * @sess_uuid: random per-session identifier chosen by the client
  * @sess_key: connections 1..conn_cnt-1: the key of connection 0's accept,
  *	which proves they belong to the session; connection 0: the key of
- *	the last session the server accepted with this uuid (zero if none),
- *	which lets it replace that session (minor 4)
+ *	the last accept of the session (zero if none), which lets the path
+ *	join the session, or replace the session without TRS_CAP_MULTIPATH
+ *	(minor 4)
  *
  * Must fit the 56 bytes of private data an RDMA_PS_TCP connect can carry.
  */
@@ -205,7 +213,7 @@ struct trs_msg_conn_req {
 	__le16	conn_idx;
 	__le16	conn_cnt;
 	__le16	max_queue_depth;
-	__le16	reserved0;
+	__le16	path_id;
 	u8	sess_uuid[16];
 	u8	sess_key[TRS_SESS_KEY_LEN];
 } __packed;

@@ -13,11 +13,16 @@
  * submitted on; a request the session lost before its answer is completed
  * with -ECONNABORTED from the recovery work.
  *
- * A session that loses its connections (an error, the peer's disconnect,
- * RDMA device removal, trs_clt_recover()) reconnects by itself, every
- * reconnect_delay_sec, with the same limits, until trs_clt_close() or
- * until max_reconnect_attempts failed in a row; the user hears of it
- * through the event callback.
+ * A session has one or more paths (sysfs add_path), each a connection
+ * per CPU to one server address, each with its own chunks.  A request
+ * goes to a connected path chosen by the session's multipath policy; one
+ * a path lost comes back with -ECONNABORTED and may be submitted again
+ * at once, to another path.  A path that loses its connections (an error,
+ * the peer's disconnect, RDMA device removal, trs_clt_recover())
+ * reconnects by itself, every reconnect_delay_sec, with the same limits,
+ * until trs_clt_close() or until max_reconnect_attempts failed in a row;
+ * the user hears of it through the event callback when the session has
+ * no connected path left, and when it has one again.
  *
  * Server side: the user module gets each request with the user header and
  * the chunk's data area, and answers it exactly once with trs_srv_resp().
@@ -40,23 +45,27 @@ struct trs_clt_sess;
 
 /**
  * enum trs_clt_event - session events reported to the user
- * @TRS_CLT_EV_RECONNECTING: the session lost its connections and will
- *	reconnect.  Reported before the requests in flight complete with
- *	-ECONNABORTED (they may be submitted again after
- *	%TRS_CLT_EV_RECONNECTED); new requests fail with -ENOTCONN.
+ * @TRS_CLT_EV_RECONNECTING: the session lost its last connected path and
+ *	will reconnect.  Reported before the requests in flight complete
+ *	with -ECONNABORTED (they may be submitted again after
+ *	%TRS_CLT_EV_RECONNECTED or %TRS_CLT_EV_RESUMED); new requests fail
+ *	with -ENOTCONN.
  * @TRS_CLT_EV_RECONNECTED: connected again, with the same limits.  The
  *	server has forgotten the session's state: everything the user set
  *	up on it must be set up again.
+ * @TRS_CLT_EV_RESUMED: connected again, with the same limits, and the
+ *	server kept the session: what the user set up on it stands.
  * @TRS_CLT_EV_LOST: loss_timeout_sec passed since
  *	%TRS_CLT_EV_RECONNECTING without a reconnect; reconnecting goes on.
- * @TRS_CLT_EV_DISCONNECTED: max_reconnect_attempts failed in a row: the
- *	session stays down until closed.
+ * @TRS_CLT_EV_DISCONNECTED: max_reconnect_attempts failed in a row on
+ *	every path: the session stays down until closed.
  */
 enum trs_clt_event {
 	TRS_CLT_EV_RECONNECTING,
 	TRS_CLT_EV_RECONNECTED,
 	TRS_CLT_EV_LOST,
 	TRS_CLT_EV_DISCONNECTED,
+	TRS_CLT_EV_RESUMED,
 };
 
 /**
@@ -127,6 +136,8 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 				  const struct trs_clt_ops *ops);
 bool trs_clt_has_path(struct trs_clt_sess *sess,
 		      const struct trs_clt_path_addr *addr);
+int trs_clt_add_path(struct trs_clt_sess *sess,
+		     const struct trs_clt_path_addr *addr);
 void trs_clt_close(struct trs_clt_sess *sess);
 void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs);
 int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,

@@ -909,7 +909,7 @@ static void on_connect_request(struct rdma_cm_id *id, const void *pdata,
 	}
 	cnt = le16toh(req.conn_cnt);
 	idx = le16toh(req.conn_idx);
-	if (req.reserved0 || !cnt || cnt > TRS_MAX_CONNS || idx >= cnt ||
+	if ((req.path_id && !(le32toh(req.caps) & TRS_CAP_MULTIPATH)) || !cnt || cnt > TRS_MAX_CONNS || idx >= cnt ||
 	    !req.max_queue_depth) {
 		reject(id, EINVAL, "malformed connect request");
 		return;

@@ -1607,9 +1607,10 @@ static void grp_cm(void)
 		uint16_t res[] = { 1, 0x8000, (uint16_t)rnd(2, 0xfffe) };
 
 		for (i = 0; i < 3; i++)
-			CASE("cm-reserved0", "reserved0 %#x", res[i]) {
+			CASE("cm-path-id", "path_id %#x without TRS_CAP_MULTIPATH", res[i]) {
 				r = cm_good();
-				r.reserved0 = htole16(res[i]);
+				r.caps &= ~htole32(TRS_CAP_MULTIPATH);
+				r.path_id = htole16(res[i]);
 				end_case(cm_attempt(&r, sizeof(r), NULL));
 			}
 	}
