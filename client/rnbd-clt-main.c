@@ -29,7 +29,7 @@ static LIST_HEAD(rnbd_clt_sessions);
 static DEFINE_MUTEX(rnbd_clt_sess_mutex);
 
 /**
- * struct rnbd_clt_admin - one OPEN or CLOSE exchange
+ * struct rnbd_clt_admin - one OPEN, CLOSE or INFO exchange
  * @ref: the waiting caller and the request; the request may outlive a
  *	caller that stopped waiting
  * @done: completed by the request
@@ -37,7 +37,8 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
  * @msg: the message
  * @msg_len: its length
  * @sg: describes @rsp
- * @rsp: receives the server's open response (DMA target, own cache lines)
+ * @rsp: receives the server's open or info response (DMA target, own
+ *	cache lines)
  */
 struct rnbd_clt_admin {
 	refcount_t		ref;
@@ -46,6 +47,7 @@ struct rnbd_clt_admin {
 	union {
 		struct rnbd_msg_open	open;
 		struct rnbd_msg_close	close;
+		struct rnbd_msg_info	info;
 	} msg;
 	u16			msg_len;
 	struct scatterlist	sg;
@@ -126,8 +128,10 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 
 	if (!wait_for_completion_timeout(&adm->done, RNBD_CLT_ADMIN_TIMEOUT)) {
 		pr_warn("session %s: no answer to %s for %u s; reconnecting\n",
-			sess->name, with_rsp ? "OPEN" : "CLOSE",
-			RNBD_CLT_ADMIN_TIMEOUT / HZ);
+			sess->name, adm->msg.open.hdr.type ==
+			cpu_to_le16(RNBD_MSG_OPEN) ? "OPEN" :
+			adm->msg.open.hdr.type == cpu_to_le16(RNBD_MSG_INFO) ?
+			"INFO" : "CLOSE", RNBD_CLT_ADMIN_TIMEOUT / HZ);
 		trs_clt_recover(sess->trs, -ETIMEDOUT);
 		return -ETIMEDOUT;
 	}
@@ -155,6 +159,32 @@ int rnbd_clt_send_open(struct rnbd_clt_dev *dev, struct rnbd_msg_open_rsp *rsp)
 	adm->msg.open.path_len = cpu_to_le16(len);
 	memcpy(adm->msg.open.path, dev->path, len);
 
+	err = rnbd_clt_admin_exec(dev->sess, adm, true);
+	if (!err)
+		*rsp = adm->rsp;
+	rnbd_clt_admin_put(adm);
+	return err;
+}
+
+/**
+ * rnbd_clt_send_info() - ask the server what @dev is like now
+ * @dev: device open on the server
+ * @dev_id: its id there
+ * @rsp: receives the server's answer (not yet validated)
+ *
+ * Context: process context, sleeps.
+ * Return: 0, the server's negative errno, or a transport error.
+ */
+int rnbd_clt_send_info(struct rnbd_clt_dev *dev, u32 dev_id,
+		       struct rnbd_msg_open_rsp *rsp)
+{
+	struct rnbd_clt_admin *adm;
+	int err;
+
+	adm = rnbd_clt_admin_alloc(RNBD_MSG_INFO, sizeof(adm->msg.info));
+	if (!adm)
+		return -ENOMEM;
+	adm->msg.info.dev_id = cpu_to_le32(dev_id);
 	err = rnbd_clt_admin_exec(dev->sess, adm, true);
 	if (!err)
 		*rsp = adm->rsp;
@@ -265,6 +295,7 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 	sess->dst = opts->paths[0].dst;
 	sess->state = RNBD_CLT_SESS_CONNECTED;
 	INIT_WORK(&sess->reopen_work, rnbd_clt_reopen_work);
+	INIT_WORK(&sess->size_work, rnbd_clt_size_work);
 	sess->trs_ops.priv = sess;
 	sess->trs_ops.event = rnbd_clt_sess_event;
 
@@ -384,6 +415,7 @@ static void rnbd_clt_sess_release(struct kref *ref)
 	trs_clt_close(sess->trs);
 	/* no event after the close: nothing queues the work again */
 	cancel_work_sync(&sess->reopen_work);
+	cancel_work_sync(&sess->size_work);
 	rnbd_clt_sess_free_tags(sess);
 	mutex_destroy(&sess->lock);
 	kfree(sess);

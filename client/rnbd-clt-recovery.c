@@ -109,6 +109,10 @@ void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev)
 		rnbd_clt_sess_set(sess, RNBD_CLT_SESS_CONNECTED, true, false);
 		queue_work(system_long_wq, &sess->reopen_work);
 		break;
+	case TRS_CLT_EV_NOTICE:
+		/* the server has news: a device changed size */
+		queue_work(system_long_wq, &sess->size_work);
+		break;
 	case TRS_CLT_EV_LOST:
 		pr_warn("session %s: still not connected; failing IO until it reconnects\n",
 			sess->name);
@@ -156,10 +160,9 @@ static int rnbd_clt_same_dev(struct rnbd_clt_dev *dev,
 
 	if (err)
 		return err;
-	if (le64_to_cpu(rsp->nsectors) != dev->srv_sectors ||
-	    le16_to_cpu(rsp->logical_block_size) !=
+	if (le16_to_cpu(rsp->logical_block_size) !=
 	    queue_logical_block_size(dev->disk->queue)) {
-		pr_err("%s: %s@%s changed size or block size on the server\n",
+		pr_err("%s: %s@%s changed its block size on the server\n",
 		       dev->disk->disk_name, dev->path, dev->sess->name);
 		return -EMEDIUMTYPE;
 	}
@@ -204,6 +207,8 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 		if (!err) {
 			dev->dev_id = le32_to_cpu(rsp.dev_id);
 			dev->epoch = sess->epoch;
+			__rnbd_clt_dev_srv_resized(dev,
+						   le64_to_cpu(rsp.nsectors));
 			opened = false;
 		} else {
 			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
@@ -289,6 +294,8 @@ int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
 		} else {
 			dev->dev_id = le32_to_cpu(rsp.dev_id);
 			dev->epoch = sess->epoch;
+			__rnbd_clt_dev_srv_resized(dev,
+						   le64_to_cpu(rsp.nsectors));
 			WRITE_ONCE(dev->state, RNBD_CLT_DEV_MAPPED);
 			opened = false;
 		}

@@ -100,6 +100,8 @@ struct rnbd_clt_map_opts {
  *	under @lock.  A device id the server gave in an earlier epoch means
  *	nothing to the server now.
  * @reopen_work: opens the held devices again after a reconnect
+ * @size_work: asks the server about the size of every device after a
+ *	notice of its transport
  * @trs_ops: callbacks given to the transport
  * @dst: server address
  * @name: session name
@@ -116,6 +118,7 @@ struct rnbd_clt_sess {
 	enum rnbd_clt_sess_state state;
 	u32			epoch;
 	struct work_struct	reopen_work;
+	struct work_struct	size_work;
 	struct trs_clt_ops	trs_ops;
 	struct sockaddr_storage	dst;
 	char			name[RNBD_CLT_SESSNAME_MAX + 1];
@@ -130,6 +133,7 @@ struct rnbd_clt_sess {
  * @state: enum rnbd_clt_dev_state; written under sess->lock, read
  *	locklessly on the IO path
  * @held: the session quiesced the disk's queue; under sess->lock
+ * @size_check: the size work is to ask about it; under sess->lock
  * @epoch: the session's epoch of @dev_id; under sess->lock
  * @idx: N of /dev/rnbdN
  * @dev_id: device id the server gave in its open response
@@ -147,6 +151,7 @@ struct rnbd_clt_dev {
 	struct gendisk		*disk;
 	enum rnbd_clt_dev_state	state;
 	bool			held;
+	bool			size_check;
 	u32			epoch;
 	int			idx;
 	u32			dev_id;
@@ -178,6 +183,8 @@ void rnbd_clt_sess_put(struct rnbd_clt_sess *sess);
 int rnbd_clt_send_open(struct rnbd_clt_dev *dev,
 		       struct rnbd_msg_open_rsp *rsp);
 void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id);
+int rnbd_clt_send_info(struct rnbd_clt_dev *dev, u32 dev_id,
+		       struct rnbd_msg_open_rsp *rsp);
 
 /* rnbd-clt-recovery.c: IO across transport reconnects */
 void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev);
@@ -194,9 +201,13 @@ int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
 			    const struct rnbd_msg_open_rsp *rsp);
 int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
 			  const struct attribute *self);
-int rnbd_clt_dev_resize(struct rnbd_clt_dev *dev, u64 sectors);
 int rnbd_clt_dev_init(void);
 void rnbd_clt_dev_exit(void);
+
+/* rnbd-clt-size.c: device sizes */
+int rnbd_clt_dev_resize(struct rnbd_clt_dev *dev, u64 sectors);
+void __rnbd_clt_dev_srv_resized(struct rnbd_clt_dev *dev, u64 sectors);
+void rnbd_clt_size_work(struct work_struct *work);
 
 /* rnbd-clt-sysfs.c: control device and per-device attributes */
 int rnbd_clt_parse_map_opts(const char *buf, size_t count,

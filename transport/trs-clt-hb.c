@@ -85,7 +85,7 @@ static int trs_clt_hb_send(struct trs_hb *hb)
 
 	spin_lock_irq(&conn->lock);
 	if (!conn->dead && !path->hb_busy) {
-		err = trs_post_hb(conn->cm_id->qp, &path->hb_cqe);
+		err = trs_post_hb(conn->cm_id->qp, &path->hb_cqe, 0);
 		path->hb_busy = !err;
 	}
 	spin_unlock_irq(&conn->lock);
@@ -131,6 +131,8 @@ void trs_clt_hb_init(struct trs_clt_path *path)
 void trs_clt_hb_start(struct trs_clt_path *path)
 {
 	path->hb_on = path->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
+	path->notice_on = path->conns[0].rsp.caps &
+			  cpu_to_le32(TRS_CAP_NOTICE);
 	path->hb_busy = false;
 	trs_hb_start(&path->hb);
 }
@@ -158,8 +160,11 @@ int trs_clt_hb_recv(struct trs_clt_conn *conn, const struct ib_wc *wc)
 	unsigned long flags;
 	int err = 0;
 
-	if (conn->idx || !path->hb_on || !trs_is_hb(wc))
+	if (conn->idx || !path->hb_on ||
+	    !trs_is_hb(wc, path->notice_on ? TRS_HB_NOTICE : 0))
 		return -EPROTO;
+	if (trs_imm_arg(be32_to_cpu(wc->ex.imm_data)) & TRS_HB_NOTICE)
+		queue_work(trs_clt_wq, &path->sess->notice_work);
 	spin_lock_irqsave(&conn->lock, flags);
 	if (!conn->dead)
 		err = trs_post_recvs(conn->cm_id->qp, &conn->recv_cqe, 1);

@@ -323,6 +323,10 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (err)
 		goto unlock;
 	conn->stats.wrs_posted++;
+	if (unlikely(raw_smp_processor_id() != conn->idx)) {
+		conn->stats.cpu_migr_from += nr;
+		this_cpu_add(*path->cpu_migr_to, nr);
+	}
 	trs_hb_alive(&path->hb);
 	for (i = 0; i < nr; i++)
 		io[i] = trs_clt_replied(conn, &path->slots[idx[i]], &status[i],
@@ -644,6 +648,7 @@ void trs_clt_fail_inflight(struct trs_clt_path *path)
 		if (!io)
 			continue;
 		path->slots[i].io = NULL;
+		WRITE_ONCE(path->failovers, path->failovers + 1);
 		local_bh_disable();
 		trs_clt_finish(path, io, -ECONNABORTED);
 		local_bh_enable();

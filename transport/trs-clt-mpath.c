@@ -6,13 +6,17 @@
  * (trs_clt_pick_path(), under RCU).  sysfs adds a path (add_path), takes
  * one down and back up (disconnect, reconnect) and removes one
  * (remove_path).  These run under the session's paths_mutex, one at a
- * time and never once trs_clt_close() started; a path is unlinked from
+ * time and never once trs_clt_close() started.  The writes to a path's
+ * own files only try the mutex and have the write restarted if it is
+ * taken: remove_path deletes the path's directory under it, which waits
+ * for every write in progress in that directory.  A path is unlinked from
  * the RCU list and a grace period passes before it is torn down and
  * freed.  A path that goes away hands its requests back with
  * -ECONNABORTED, which the user sends again on another path.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/sched/signal.h>
 #include <linux/sysfs.h>
 #include "trs-clt.h"
 
@@ -234,7 +238,7 @@ EXPORT_SYMBOL_GPL(trs_clt_add_path);
  * other paths.  Process context, sleeps.
  *
  * Return: 0; -EBUSY it is the session's last path; -ENODEV the session
- * is closing.
+ * is closing; restart_syscall() while another change runs.
  */
 int trs_clt_remove_path(struct trs_clt_path *path, struct kobject *kobj,
 			struct kobj_attribute *attr)
@@ -242,7 +246,8 @@ int trs_clt_remove_path(struct trs_clt_path *path, struct kobject *kobj,
 	struct trs_clt_sess *sess = path->sess;
 	int err = 0;
 
-	mutex_lock(&sess->paths_mutex);
+	if (!mutex_trylock(&sess->paths_mutex))
+		return restart_syscall();
 	if (sess->closing)
 		err = -ENODEV;
 	else if (sess->nr_paths <= 1)
@@ -271,13 +276,19 @@ int trs_clt_remove_path(struct trs_clt_path *path, struct kobject *kobj,
  * Its requests in flight go back to the user, which sends them on the
  * other paths; if it was the last connected one, the session is down.
  * Process context, sleeps.
+ *
+ * Return: 0, -ENODEV the session is closing, or restart_syscall() while
+ * another change runs.
  */
-void trs_clt_path_disconnect(struct trs_clt_path *path)
+int trs_clt_path_disconnect(struct trs_clt_path *path)
 {
 	struct trs_clt_sess *sess = path->sess;
+	int err = -ENODEV;
 
-	mutex_lock(&sess->paths_mutex);
+	if (!mutex_trylock(&sess->paths_mutex))
+		return restart_syscall();
 	if (!sess->closing) {
+		err = 0;
 		trs_clt_info(sess, "path %u: disconnecting\n", path->id);
 		WRITE_ONCE(path->admin_down, true);
 		trs_clt_fail(path, -ECONNRESET);
@@ -287,6 +298,7 @@ void trs_clt_path_disconnect(struct trs_clt_path *path)
 		trs_clt_path_park(path);
 	}
 	mutex_unlock(&sess->paths_mutex);
+	return err;
 }
 
 /**
@@ -296,14 +308,20 @@ void trs_clt_path_disconnect(struct trs_clt_path *path)
  *	now
  *
  * Process context.
+ *
+ * Return: 0, -ENODEV the session is closing, or restart_syscall() while
+ * another change runs.
  */
-void trs_clt_path_reconnect(struct trs_clt_path *path)
+int trs_clt_path_reconnect(struct trs_clt_path *path)
 {
 	struct trs_clt_sess *sess = path->sess;
+	int err = -ENODEV;
 
-	mutex_lock(&sess->paths_mutex);
+	if (!mutex_trylock(&sess->paths_mutex))
+		return restart_syscall();
 	if (sess->closing)
 		goto unlock;
+	err = 0;
 	WRITE_ONCE(path->admin_down, false);
 	if (trs_clt_path_change_state(path, TRS_CLT_PATH_RECONNECTING)) {
 		/* it was disconnected: no recovery work is queued */
@@ -318,4 +336,5 @@ void trs_clt_path_reconnect(struct trs_clt_path *path)
 		mod_delayed_work(trs_clt_wq, &path->reconnect_work, 0);
 unlock:
 	mutex_unlock(&sess->paths_mutex);
+	return err;
 }

@@ -216,7 +216,7 @@ bool trs_clt_path_go_live(struct trs_clt_path *path)
 				      sizeof(path->key));
 	spin_unlock_irq(&sess->key_lock);
 	if (fresh) {
-		trs_clt_err(sess, "the server made a new session: its devices are set up again\n");
+		trs_clt_info(sess, "the server made a new session: everything is set up again\n");
 		rcu_read_lock();
 		list_for_each_entry_rcu(other, &sess->paths, entry)
 			if (other != path)
@@ -323,7 +323,7 @@ void trs_clt_reconnect_work(struct work_struct *work)
 		return;
 	path->attempts++;
 	WRITE_ONCE(path->reconnect_fails, path->reconnect_fails + 1);
-	trs_clt_err_rl(sess, "path %u: reconnect attempt %u failed (last step: %s on connection %u): %pe\n",
+	trs_clt_err_rl(sess, "path %u: reconnect %u failed (last step: %s on conn %u): %pe\n",
 		       path->id, path->attempts, path->setup_step,
 		       path->setup_conn, ERR_PTR(err));
 	if (max >= 0 && path->attempts >= max) {
@@ -360,5 +360,21 @@ void trs_clt_loss_work(struct work_struct *work)
 			    READ_ONCE(sess->loss_timeout_sec));
 		trs_clt_event(sess, TRS_CLT_EV_LOST);
 	}
+	mutex_unlock(&sess->event_mutex);
+}
+
+/**
+ * trs_clt_notice_work() - a server's heartbeat carried a notice
+ * @work: the session's notice_work
+ *
+ * Tells the user, who asks its server what is new.
+ */
+void trs_clt_notice_work(struct work_struct *work)
+{
+	struct trs_clt_sess *sess = container_of(work, struct trs_clt_sess,
+						 notice_work);
+
+	mutex_lock(&sess->event_mutex);
+	trs_clt_event(sess, TRS_CLT_EV_NOTICE);
 	mutex_unlock(&sess->event_mutex);
 }

@@ -122,20 +122,24 @@ static ssize_t disconnect_store(struct kobject *kobj,
 				struct kobj_attribute *attr, const char *buf,
 				size_t count)
 {
+	int err;
+
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
-	trs_clt_path_disconnect(to_trs_clt_kobj(kobj)->path);
-	return count;
+	err = trs_clt_path_disconnect(to_trs_clt_kobj(kobj)->path);
+	return err ?: count;
 }
 
 static ssize_t reconnect_store(struct kobject *kobj,
 			       struct kobj_attribute *attr, const char *buf,
 			       size_t count)
 {
+	int err;
+
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
-	trs_clt_path_reconnect(to_trs_clt_kobj(kobj)->path);
-	return count;
+	err = trs_clt_path_reconnect(to_trs_clt_kobj(kobj)->path);
+	return err ?: count;
 }
 
 static ssize_t remove_path_store(struct kobject *kobj,
@@ -221,8 +225,43 @@ static ssize_t rdma_show(struct kobject *kobj, struct kobj_attribute *attr,
 		inflight += conn->inflight;
 		spin_unlock_irqrestore(&conn->lock, flags);
 	}
-	return sysfs_emit(buf, "%llu %llu %llu %llu %u %llu\n", reads, rbytes,
-			  writes, wbytes, inflight, 0ULL);
+	return sysfs_emit(buf, "%llu %llu %llu %llu %u %u\n", reads, rbytes,
+			  writes, wbytes, inflight, READ_ONCE(path->failovers));
+}
+
+/*
+ * Upstream's table: a header of CPUs, then per CPU the replies to its
+ * requests that completed elsewhere ("from") and the replies it completed
+ * for other CPUs ("to").
+ */
+static ssize_t cpu_migration_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
+	unsigned long flags;
+	int cpu, len = 0;
+	u64 from;
+
+	len += sysfs_emit_at(buf, len, "    ");
+	for_each_possible_cpu(cpu)
+		len += sysfs_emit_at(buf, len, " CPU%u", cpu);
+	len += sysfs_emit_at(buf, len, "\nfrom:");
+	for_each_possible_cpu(cpu) {
+		from = 0;
+		if (cpu < path->nr_conns) {
+			spin_lock_irqsave(&path->conns[cpu].lock, flags);
+			from = path->conns[cpu].stats.cpu_migr_from;
+			spin_unlock_irqrestore(&path->conns[cpu].lock, flags);
+		}
+		len += sysfs_emit_at(buf, len, " %llu", from);
+	}
+	len += sysfs_emit_at(buf, len, "\nto  :");
+	for_each_possible_cpu(cpu)
+		len += sysfs_emit_at(buf, len, " %u",
+				     READ_ONCE(*per_cpu_ptr(path->cpu_migr_to,
+							    cpu)));
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
 }
 
 /* reconnects: successful ones, then failed attempts */
@@ -250,6 +289,7 @@ static ssize_t trs_clt_stats_reset(struct kobject *kobj,
 	struct trs_clt_conn *conn;
 	unsigned long flags;
 	bool on;
+	int cpu;
 	u32 i;
 
 	if (kstrtobool(buf, &on) || !on)
@@ -262,6 +302,9 @@ static ssize_t trs_clt_stats_reset(struct kobject *kobj,
 	}
 	WRITE_ONCE(path->reconnects, 0);
 	WRITE_ONCE(path->reconnect_fails, 0);
+	WRITE_ONCE(path->failovers, 0);
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(*per_cpu_ptr(path->cpu_migr_to, cpu), 0);
 	return count;
 }
 
@@ -269,12 +312,15 @@ static struct kobj_attribute trs_clt_attr_rdma =
 	__ATTR(rdma, 0644, rdma_show, trs_clt_stats_reset);
 static struct kobj_attribute trs_clt_attr_reconnects =
 	__ATTR(reconnects, 0644, reconnects_show, trs_clt_stats_reset);
+static struct kobj_attribute trs_clt_attr_cpu_migration =
+	__ATTR(cpu_migration, 0644, cpu_migration_show, trs_clt_stats_reset);
 static struct kobj_attribute trs_clt_attr_reset_all =
 	__ATTR(reset_all, 0644, reset_all_show, trs_clt_stats_reset);
 
 static struct attribute *trs_clt_stats_attrs[] = {
 	&trs_clt_attr_rdma.attr,
 	&trs_clt_attr_reconnects.attr,
+	&trs_clt_attr_cpu_migration.attr,
 	&trs_clt_attr_reset_all.attr,
 	NULL,
 };
@@ -529,8 +575,9 @@ free:
 static ssize_t add_path_show(struct device *dev,
 			     struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "Usage: echo [<source addr>@]<destination addr> > %s\n\n<addr> ::= [ ip:<ipv4> | ip:<ipv6>[%%<interface>] ]\n",
-			  attr->attr.name);
+	return sysfs_emit(buf, "Usage: echo [<source addr>@]<destination addr> > %s\n%s\n",
+			  attr->attr.name,
+			  "<addr> ::= ip:<ipv4> | ip:<ipv6>[%<interface>]");
 }
 
 static ssize_t add_path_store(struct device *dev,

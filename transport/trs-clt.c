@@ -126,7 +126,10 @@ struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
 	path->nr_conns = sess->nr_conns;
 	path->conns = TRS_FI(kcalloc(path->nr_conns, sizeof(*path->conns),
 				     GFP_KERNEL), NULL);
-	if (!path->conns) {
+	path->cpu_migr_to = TRS_FI(alloc_percpu(u32), NULL);
+	if (!path->conns || !path->cpu_migr_to) {
+		free_percpu(path->cpu_migr_to);
+		kfree(path->conns);
 		kfree(path);
 		return NULL;
 	}
@@ -156,6 +159,7 @@ struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
  */
 void trs_clt_path_free(struct trs_clt_path *path)
 {
+	free_percpu(path->cpu_migr_to);
 	kfree(path->conns);
 	kfree(path);
 }
@@ -185,6 +189,7 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 	sess->nr_conns = min_t(u32, nr_cpu_ids, TRS_MAX_CONNS);
 	mutex_init(&sess->event_mutex);
 	INIT_DELAYED_WORK(&sess->loss_work, trs_clt_loss_work);
+	INIT_WORK(&sess->notice_work, trs_clt_notice_work);
 	sess->reconnect_delay_sec = TRS_CLT_RECONNECT_DELAY_SEC;
 	sess->max_reconnect_attempts = -1;
 	sess->loss_timeout_sec = TRS_CLT_LOSS_TIMEOUT_SEC;
@@ -359,6 +364,7 @@ void trs_clt_close(struct trs_clt_sess *sess)
 	list_for_each_entry(path, &sess->paths, entry)
 		trs_clt_path_close(path);
 	cancel_delayed_work_sync(&sess->loss_work);
+	cancel_work_sync(&sess->notice_work);
 	list_for_each_entry_safe(path, tmp, &sess->paths, entry) {
 		list_del(&path->entry);
 		trs_clt_path_free(path);

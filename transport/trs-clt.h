@@ -99,6 +99,7 @@ enum trs_clt_mp_policy {
 	TRS_CLT_MP_MIN_INFLIGHT	= 1,
 	TRS_CLT_MP_MIN_LATENCY	= 2,
 };
+
 #define TRS_CLT_ML_PROBE		32u
 
 /* Defaults of the session's recovery tunables (sysfs). */
@@ -116,6 +117,8 @@ enum trs_clt_mp_policy {
  * @wrs_posted: send and receive work requests posted
  * @write_ack_waits: writes whose reply came before their WRITE completed,
  *	so their pages were held until it did
+ * @cpu_migr_from: replies to requests of this connection's CPU that
+ *	completed on another CPU
  */
 struct trs_clt_stats {
 	u64	requests;
@@ -125,6 +128,7 @@ struct trs_clt_stats {
 	u64	bytes_written;
 	u64	wrs_posted;
 	u64	write_ack_waits;
+	u64	cpu_migr_from;
 };
 
 /**
@@ -258,6 +262,10 @@ struct trs_clt_kobj;
  * @reconnects: reconnects that succeeded; written by the recovery works
  *	and by a reset in sysfs (statistics: WRITE_ONCE, no lock)
  * @reconnect_fails: reconnect attempts that failed; the same
+ * @failovers: requests the path handed back when it went down, for
+ *	another path or a reconnect; written by its teardown
+ * @cpu_migr_to: per CPU: replies that completed on this CPU for a
+ *	request of another CPU
  * @up: the RDMA resources exist: trs_clt_path_setup() succeeded and
  *	trs_clt_path_teardown() did not run since.  Written by whoever owns
  *	the path: trs_clt_open(), then one recovery work at a time, then
@@ -267,6 +275,7 @@ struct trs_clt_kobj;
  * @hb: heartbeat timer: sends ours and checks the server's
  * @hb_cqe: completion of our heartbeat
  * @hb_on: the server does heartbeats (TRS_CAP_HEARTBEAT)
+ * @notice_on: its heartbeats may carry TRS_HB_NOTICE (TRS_CAP_NOTICE)
  * @hb_busy: our heartbeat is in flight; guarded by conns[0].lock
  * @slot_gen: the server echoes a generation in its replies' slot field
  *	(TRS_CAP_SLOT_GEN)
@@ -320,12 +329,15 @@ struct trs_clt_path {
 	u32			attempts;
 	u32			reconnects;
 	u32			reconnect_fails;
+	u32			failovers;
+	u32 __percpu		*cpu_migr_to;
 	bool			up;
 	struct work_struct	err_work;
 	struct delayed_work	reconnect_work;
 	struct trs_hb		hb;
 	struct ib_cqe		hb_cqe;
 	bool			hb_on;
+	bool			notice_on;
 	bool			hb_busy;
 	bool			slot_gen;
 	u32			tag_idx_mask;
@@ -393,6 +405,7 @@ struct trs_clt_path {
  * @lost: the loss timeout passed since the last path was lost; reset by a
  *	reconnect
  * @loss_work: reports the loss timeout
+ * @notice_work: reports a server's notice (TRS_CLT_EV_NOTICE)
  * @reconnect_delay_sec: delay before a reconnect attempt (plus up to a
  *	second of jitter); sysfs
  * @max_reconnect_attempts: failed attempts in a row before the session
@@ -434,6 +447,7 @@ struct trs_clt_sess {
 	bool			down;
 	bool			lost;
 	struct delayed_work	loss_work;
+	struct work_struct	notice_work;
 	u32			reconnect_delay_sec;
 	int			max_reconnect_attempts;
 	u32			loss_timeout_sec;
@@ -474,6 +488,7 @@ void trs_clt_sess_check_down(struct trs_clt_sess *sess,
 void trs_clt_err_work(struct work_struct *work);
 void trs_clt_reconnect_work(struct work_struct *work);
 void trs_clt_loss_work(struct work_struct *work);
+void trs_clt_notice_work(struct work_struct *work);
 
 /* trs-clt-hb.c */
 void trs_clt_hb_init(struct trs_clt_path *path);
@@ -498,8 +513,8 @@ struct trs_clt_path *trs_clt_pick_path(struct trs_clt_sess *sess,
 void trs_clt_path_close(struct trs_clt_path *path);
 int trs_clt_remove_path(struct trs_clt_path *path,
 			struct kobject *kobj, struct kobj_attribute *attr);
-void trs_clt_path_disconnect(struct trs_clt_path *path);
-void trs_clt_path_reconnect(struct trs_clt_path *path);
+int trs_clt_path_disconnect(struct trs_clt_path *path);
+int trs_clt_path_reconnect(struct trs_clt_path *path);
 
 /* trs-clt.c */
 struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,

@@ -50,8 +50,8 @@ int trs_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd, void *ctx,
 		  u32 idx, const struct trs_qp_attr *attr, struct ib_cq **cq);
 void trs_qp_destroy(struct rdma_cm_id *cm_id, struct ib_cq *cq);
 int trs_post_recvs(struct ib_qp *qp, struct ib_cqe *cqe, u32 n);
-int trs_post_hb(struct ib_qp *qp, struct ib_cqe *cqe);
-bool trs_is_hb(const struct ib_wc *wc);
+int trs_post_hb(struct ib_qp *qp, struct ib_cqe *cqe, u32 arg);
+bool trs_is_hb(const struct ib_wc *wc, u32 args);
 
 struct trs_hb;
 

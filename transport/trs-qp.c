@@ -99,6 +99,7 @@ EXPORT_SYMBOL_GPL(trs_post_recvs);
  * trs_post_hb() - post a heartbeat
  * @qp: connection 0's queue pair
  * @cqe: completion handler of the heartbeat (signaled)
+ * @arg: its arg: 0, or TRS_HB_NOTICE (server, with TRS_CAP_NOTICE)
  *
  * A heartbeat is a zero-length SEND with immediate data TRS_IMM_HB: it
  * takes one receive WR of the peer and no buffer, chunk or slot.  The
@@ -107,13 +108,13 @@ EXPORT_SYMBOL_GPL(trs_post_recvs);
  *
  * Return: 0 or a negative errno.
  */
-int trs_post_hb(struct ib_qp *qp, struct ib_cqe *cqe)
+int trs_post_hb(struct ib_qp *qp, struct ib_cqe *cqe, u32 arg)
 {
 	struct ib_send_wr wr = {
 		.opcode		= IB_WR_SEND_WITH_IMM,
 		.wr_cqe		= cqe,
 		.send_flags	= IB_SEND_SIGNALED,
-		.ex.imm_data	= cpu_to_be32(trs_imm_pack(TRS_IMM_HB, 0, 0)),
+		.ex.imm_data	= cpu_to_be32(trs_imm_pack(TRS_IMM_HB, 0, arg)),
 	};
 
 	return ib_post_send(qp, &wr, NULL);
@@ -123,13 +124,17 @@ EXPORT_SYMBOL_GPL(trs_post_hb);
 /**
  * trs_is_hb() - whether a receive completion is a well-formed heartbeat
  * @wc: successful receive completion
+ * @args: the args the receiver takes besides 0
  *
- * Return: true for a zero-length SEND with immediate data TRS_IMM_HB.
+ * Return: true for a zero-length SEND with immediate data TRS_IMM_HB,
+ * slot 0 and an arg that is 0 or within @args.
  */
-bool trs_is_hb(const struct ib_wc *wc)
+bool trs_is_hb(const struct ib_wc *wc, u32 args)
 {
+	u32 imm = be32_to_cpu(wc->ex.imm_data);
+
 	return wc->opcode == IB_WC_RECV && wc->wc_flags & IB_WC_WITH_IMM &&
-	       !wc->byte_len &&
-	       be32_to_cpu(wc->ex.imm_data) == trs_imm_pack(TRS_IMM_HB, 0, 0);
+	       !wc->byte_len && trs_imm_type(imm) == TRS_IMM_HB &&
+	       !trs_imm_slot(imm) && !(trs_imm_arg(imm) & ~args);
 }
 EXPORT_SYMBOL_GPL(trs_is_hb);

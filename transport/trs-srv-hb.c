@@ -43,8 +43,13 @@ static int trs_srv_hb_send(struct trs_hb *hb)
 
 	spin_lock_irq(&conn->lock);
 	if (!conn->dead && !path->hb_busy) {
-		err = trs_post_hb(conn->cm_id->qp, &path->hb_cqe);
+		bool notice = READ_ONCE(path->notice);
+
+		err = trs_post_hb(conn->cm_id->qp, &path->hb_cqe,
+				  notice ? TRS_HB_NOTICE : 0);
 		path->hb_busy = !err;
+		if (!err && notice)
+			WRITE_ONCE(path->notice, false);
 	}
 	spin_unlock_irq(&conn->lock);
 	return err;
@@ -109,7 +114,7 @@ bool trs_srv_hb_recv(struct trs_srv_conn *conn, const struct ib_wc *wc)
 {
 	struct trs_srv_path *path = conn->path;
 
-	if (conn->idx || !path->hb_on || !trs_is_hb(wc))
+	if (conn->idx || !path->hb_on || !trs_is_hb(wc, 0))
 		return false;
 	trs_hb_received(&path->hb);
 	return true;

@@ -189,7 +189,6 @@ static void trs_srv_dev_free(struct trs_srv_path *path)
 	bitmap_free(path->busy);
 }
 
-
 /* The last request of a closed path was answered (any context). */
 static void trs_srv_path_release(struct percpu_ref *ref)
 {

@@ -71,6 +71,36 @@ void trs_srv_sess_close(struct trs_srv_sess *sess, const char *why)
 }
 EXPORT_SYMBOL_GPL(trs_srv_sess_close);
 
+/**
+ * trs_srv_sess_notify() - tell the client's user there is news
+ * @sess: session passed to a callback, not closed
+ *
+ * The next heartbeat of each of the session's open paths that negotiated
+ * TRS_CAP_NOTICE carries TRS_HB_NOTICE (within TRS_HB_INTERVAL_MS).
+ * Notices are not queued: several before a heartbeat are one.  Any context.
+ *
+ * Return: true if a path will carry it; false if none can (no path does
+ * heartbeats with notices), and the client will not hear of it.
+ */
+bool trs_srv_sess_notify(struct trs_srv_sess *sess)
+{
+	struct trs_srv_path *path;
+	unsigned long flags;
+	bool sent = false;
+
+	spin_lock_irqsave(&sess->lock, flags);
+	list_for_each_entry(path, &sess->paths, sess_entry) {
+		if (path->hb_on && path->rsp.caps & cpu_to_le32(TRS_CAP_NOTICE) &&
+		    READ_ONCE(path->state) == TRS_SRV_OPEN) {
+			WRITE_ONCE(path->notice, true);
+			sent = true;
+		}
+	}
+	spin_unlock_irqrestore(&sess->lock, flags);
+	return sent;
+}
+EXPORT_SYMBOL_GPL(trs_srv_sess_notify);
+
 /*
  * Can a new session from the client address @peer be held?  Counts it if
  * so.  trs_srv_mutex held; trs_srv_sess_free() undoes.

@@ -197,6 +197,8 @@ enum trs_srv_state {
  * @hb: heartbeat timer: sends ours and checks the client's
  * @hb_cqe: completion of our heartbeat
  * @hb_on: the client does heartbeats (TRS_CAP_HEARTBEAT)
+ * @notice: the next heartbeat carries TRS_HB_NOTICE; set by
+ *	trs_srv_sess_notify(), cleared by the heartbeat's post
  * @tag_idx_mask: the bits of a request's slot field that are the slot index:
  *	all of them, or the index bits only with TRS_CAP_SLOT_GEN
  * @hb_busy: our heartbeat is in flight; guarded by conns[0]->lock
@@ -240,6 +242,7 @@ struct trs_srv_path {
 	struct trs_hb		hb;
 	struct ib_cqe		hb_cqe;
 	bool			hb_on;
+	bool			notice;
 	bool			hb_busy;
 	u32			tag_idx_mask;
 

@@ -17,6 +17,7 @@ enum rnbd_msg_type {
 	RNBD_MSG_OPEN	= 1,	/* read: server returns rnbd_msg_open_rsp */
 	RNBD_MSG_CLOSE	= 2,	/* no data */
 	RNBD_MSG_IO	= 3,	/* block IO */
+	RNBD_MSG_INFO	= 4,	/* read: rnbd_msg_open_rsp of an open device */
 };
 
 enum rnbd_access_mode {
@@ -106,6 +107,20 @@ struct rnbd_msg_close {
 	__le32	dev_id;
 } __packed;
 
+/**
+ * struct rnbd_msg_info - what an open device is like now
+ * @hdr: type RNBD_MSG_INFO
+ * @dev_id: from rnbd_msg_open_rsp
+ *
+ * The answer is a struct rnbd_msg_open_rsp with the device's current
+ * values (its size may have changed since the OPEN).  A client asks after
+ * its transport reported a notice of the server.
+ */
+struct rnbd_msg_info {
+	struct rnbd_msg_hdr hdr;
+	__le32	dev_id;
+} __packed;
+
 enum rnbd_io_op {
 	RNBD_OP_READ		= 0,
 	RNBD_OP_WRITE		= 1,
@@ -148,6 +163,7 @@ static inline void rnbd_proto_build_checks(void)
 	BUILD_BUG_ON(sizeof(struct rnbd_msg_open) != 12 + RNBD_PATH_MAX);
 	BUILD_BUG_ON(sizeof(struct rnbd_msg_open_rsp) != 64);
 	BUILD_BUG_ON(sizeof(struct rnbd_msg_close) != 8);
+	BUILD_BUG_ON(sizeof(struct rnbd_msg_info) != 8);
 	BUILD_BUG_ON(sizeof(struct rnbd_msg_io) != 24);
 }
 

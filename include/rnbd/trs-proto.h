@@ -38,13 +38,18 @@
  * connections and chunks, told apart by the path id of their connect
  * requests; a path that connects again replaces its old self and the
  * session stays (minor 6).
+ * TRS_CAP_NOTICE: the server's heartbeat may carry TRS_HB_NOTICE in its
+ * arg: its user has news for the client's user, who asks for it (minor 6;
+ * rnbd: a device changed size).
  */
 #define TRS_CAP_RSP_BATCH	0x2u
 #define TRS_CAP_HEARTBEAT	0x4u
 #define TRS_CAP_SLOT_GEN	0x8u
 #define TRS_CAP_MULTIPATH	0x10u
+#define TRS_CAP_NOTICE		0x20u
 #define TRS_CAPS_KNOWN		(TRS_CAP_RSP_BATCH | TRS_CAP_HEARTBEAT | \
-				 TRS_CAP_SLOT_GEN | TRS_CAP_MULTIPATH)
+				 TRS_CAP_SLOT_GEN | TRS_CAP_MULTIPATH | \
+				 TRS_CAP_NOTICE)
 
 /* Heartbeat period, the same on both sides (TRS_CAP_HEARTBEAT). */
 #define TRS_HB_INTERVAL_MS	1000
@@ -110,6 +115,8 @@
 #define TRS_IMM_RSP		0x2
 #define TRS_IMM_RSP_BATCH	0x4
 #define TRS_IMM_HB		0x8	/* zero-length SEND_WITH_IMM, both ways */
+/* arg of a server's TRS_IMM_HB with TRS_CAP_NOTICE: its user has news */
+#define TRS_HB_NOTICE		0x1
 
 #define TRS_IMM_BATCH_BITS	16	/* mask; the base takes the rest */
 #define TRS_RSP_BATCH_MAX	(1 + TRS_IMM_BATCH_BITS)	/* requests */

@@ -55,6 +55,8 @@ struct trs_clt_sess;
  *	up on it must be set up again.
  * @TRS_CLT_EV_RESUMED: connected again, with the same limits, and the
  *	server kept the session: what the user set up on it stands.
+ * @TRS_CLT_EV_NOTICE: the server's user has news (trs_srv_sess_notify());
+ *	the user asks it with a request.
  * @TRS_CLT_EV_LOST: loss_timeout_sec passed since
  *	%TRS_CLT_EV_RECONNECTING without a reconnect; reconnecting goes on.
  * @TRS_CLT_EV_DISCONNECTED: max_reconnect_attempts failed in a row on
@@ -66,6 +68,7 @@ enum trs_clt_event {
 	TRS_CLT_EV_LOST,
 	TRS_CLT_EV_DISCONNECTED,
 	TRS_CLT_EV_RESUMED,
+	TRS_CLT_EV_NOTICE,
 };
 
 /**
@@ -200,6 +203,7 @@ void trs_srv_close(struct trs_srv_ctx *ctx);
 void trs_srv_resp(struct trs_srv_req *req, int status, u32 len);
 const char *trs_srv_sess_name(struct trs_srv_sess *sess);
 void trs_srv_sess_close(struct trs_srv_sess *sess, const char *why);
+bool trs_srv_sess_notify(struct trs_srv_sess *sess);
 
 /* ------------------------------------------------------------------ */
 /* addresses ("ip:10.9.0.1", "ip:fe80::1%eth0"), rnbd_trs_core        */

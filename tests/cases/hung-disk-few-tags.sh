@@ -57,7 +57,7 @@ expect_eq "slow requests still in flight" \
 	"$(awk '{ print ($1 + $2 >= 1) }' /sys/block/$devS/inflight)" 1
 expect_eq "session state" "$(path_state tags)" connected
 klog | grep -q 'no heartbeat' && die "a heartbeat was missed"
-klog | grep -q 'session tags: lost the connection' && die "the session reconnected"
+klog | grep -q 'session tags: lost its connection' && die "the session reconnected"
 
 wait $spid || { cat /tmp/fio-s.out; die "slow requests failed"; }
 grep -q 'err= *0' /tmp/fio-s.out || { cat /tmp/fio-s.out; die "fio on the slow device"; }

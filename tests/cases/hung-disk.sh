@@ -72,7 +72,7 @@ for n in 1 2 3 4 5; do
 done
 sleep $((12 * S))
 expect_eq "session state with a hung disk" "$(path_state hang)" connected
-klog | grep -q 'session hang: lost the connection' && die "the session reconnected while only a disk hung"
+klog | grep -q 'session hang: lost its connection' && die "the session reconnected while only a disk hung"
 kill -0 $hpid || die "IO to the hung device ended"
 expect_eq "requests still in flight" "$(awk '{ print ($1 + $2 >= 8) }' /sys/block/$devH/inflight)" 1
 
