@@ -638,16 +638,21 @@ EXPORT_SYMBOL_GPL(trs_clt_request);
  */
 void trs_clt_fail_inflight(struct trs_clt_path *path)
 {
+	struct trs_clt_slot *slot;
 	struct trs_clt_io *io;
 	u32 i;
 
 	if (!path->slots)
 		return;
 	for (i = 0; i < path->queue_depth; i++) {
-		io = path->slots[i].io;
+		slot = &path->slots[i];
+		io = slot->io;
 		if (!io)
 			continue;
-		path->slots[i].io = NULL;
+		spin_lock_irq(&slot->conn->lock);
+		slot->io = NULL;
+		slot->conn->inflight--;
+		spin_unlock_irq(&slot->conn->lock);
 		WRITE_ONCE(path->failovers, path->failovers + 1);
 		local_bh_disable();
 		trs_clt_finish(path, io, -ECONNABORTED);

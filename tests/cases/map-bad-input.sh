@@ -2,7 +2,7 @@
 # desc: malformed or hostile map_device strings (empty, missing fields,
 #       unknown and duplicate keys, bad addresses, over-long and 4 KiB+
 #       strings, NUL and control bytes, .. escapes, missing devices, a
-#       duplicate map, absent servers) each fail with their specific errno
+#       duplicate map, absent servers, a second path to nowhere) each fail with their specific errno
 #       and leave sysfs and the session list as they were
 # boot: shared
 # timeout: 600
@@ -66,7 +66,8 @@ try EINVAL "sessname=bad path=@ip:$A device_path=$nb"
 try EINVAL "sessname=bad path=ip:fe80::1@ip:$A device_path=$nb"
 try EINVAL "sessname=bad path=ip:$A@ip:$A@ip:$A device_path=$nb"
 try EINVAL "sessname=bad $(for i in 1 2 3 4 5 6 7 8 9; do printf 'path=ip:10.9.1.%s ' $i; done)device_path=$nb"
-try EOPNOTSUPP "sessname=bad path=ip:$A path=ip:10.9.0.3 device_path=$nb" ENOTSUP
+# a second path nobody answers on: the new session is not made
+try ETIMEDOUT "sessname=bad path=ip:$A path=ip:10.9.0.3 device_path=$nb" EHOSTUNREACH
 try EINVAL "sessname=bad path=ip:$A device_path=$nb access_mode=wo"
 try EINVAL "sessname=bad path=ip:$A device_path=$nb access_mode="
 try EINVAL "sessname=bad path=ip:$A device_path=$nb dest_port=99999"
