@@ -77,7 +77,7 @@ expect_eq "reconnects (done, failed) of the disconnected path 2" \
 	"$(cat "$C/paths/$P2/stats/reconnects")" "$rc0"
 n1=$(dev_ios "$dev")
 log "$((n1 - n0)) requests in $((rdelay + 3)) s with path 2 disconnected"
-[ $((n1 - n0)) -ge $(((rdelay + 3) * 50)) ] || die "IO stalled with path 2 disconnected"
+[ $((n1 - n0)) -ge $(((rdelay + 3) * 50 / S)) ] || die "IO stalled with path 2 disconnected"
 # (2) reconnect it
 kmsg "reconnect path 2"
 expect_eq "reconnect of path 2" "$(sysfs_write "$C/paths/$P2/reconnect" 1)" OK

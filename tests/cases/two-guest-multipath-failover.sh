@@ -83,7 +83,8 @@ fail_round() {
 	done
 	n1=$(dev_ios "$dev")
 	log "$pol: $((n1 - n0)) requests completed in the $((20 - td)) s after path 2 failed"
-	[ $((n1 - n0)) -ge $(((20 - td) * 50)) ] ||
+	# at least 50 a second of the 200 asked (divided by the timeout scale)
+	[ $((n1 - n0)) -ge $(((20 - td) * 50 / S)) ] ||
 		die "$pol: IO stalled with path 1 alone ($((n1 - n0)) requests in $((20 - td)) s)"
 	link_netem eth1
 	kmsg "$pol: link 2 back"
