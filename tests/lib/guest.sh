@@ -28,11 +28,13 @@ kmsg() {
 	echo "rnbd-test: $*" >/dev/kmsg
 }
 
-# setup_rxe [NETDEV ADDR/PREFIX]: an rxe device on a netdev with an IPv4
-# address.  Without arguments a dummy netdev (rxe loops back in itself).
+# setup_rxe [NETDEV ADDR/PREFIX [RXEDEV]]: an rxe device (RXE_DEV, rxe0,
+# unless named) on a netdev with an IPv4 address.  Without arguments a
+# dummy netdev (rxe loops back in itself).
 setup_rxe() {
 	nd=${1:-$RXE_NETDEV}
 	addr=${2:-$RXE_ADDR/24}
+	rd=${3:-$RXE_DEV}
 	modprobe rdma_rxe || die "modprobe rdma_rxe"
 	modprobe rdma_ucm || die "modprobe rdma_ucm"
 	if [ "$nd" = dummy0 ] && ! ip link show dummy0 >/dev/null 2>&1; then
@@ -41,18 +43,20 @@ setup_rxe() {
 	fi
 	ip link set "$nd" mtu "$RXE_MTU" up || die "ip link set $nd up"
 	ip addr add "$addr" dev "$nd" 2>/dev/null
-	rdma link add "$RXE_DEV" type rxe netdev "$nd" || die "rdma link add"
+	rdma link add "$rd" type rxe netdev "$nd" || die "rdma link add $rd"
 	i=0
-	while ! rdma link show "$RXE_DEV/1" 2>/dev/null | grep -q 'state ACTIVE'; do
+	while ! rdma link show "$rd/1" 2>/dev/null | grep -q 'state ACTIVE'; do
 		i=$((i + 1))
-		[ $i -lt 50 ] || die "$RXE_DEV did not become ACTIVE"
+		[ $i -lt 50 ] || die "$rd did not become ACTIVE"
 		sleep 0.1
 	done
-	log "$(rdma link show "$RXE_DEV/1")"
+	log "$(rdma link show "$rd/1")"
 }
 
 teardown_rxe() {
 	rdma link del "$RXE_DEV" 2>/dev/null
+	# the second link's device (setup_links)
+	rdma link del rxe1 2>/dev/null
 	ip link del dummy0 2>/dev/null
 	true
 }
@@ -405,4 +409,291 @@ rxe_opcode_count() {
 	for op in "$@"; do
 		sed -n "s/^{ op: *$op } hitcount: *\([0-9]*\).*/\1/p" "$f"
 	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# ---- two links between two guests, multipath -----------------------------
+#
+# A case that gives both guests two links (tests/lib/host.sh, pair_net
+# PORT ROLE 1) has link 1 on eth0, 10.10.0.0/24, and link 2 on eth1,
+# 10.11.0.0/24: server .1, client .2, an rxe device on each (rxe0, rxe1).
+# rdma_cm takes each subnet to its own device: the route to the peer's
+# address names the netdev, and the netdev its rxe device.
+
+# shellcheck disable=SC2034 # the cases use them
+MP_PATH1=ip:10.10.0.2@ip:10.10.0.1
+# shellcheck disable=SC2034
+MP_PATH2=ip:10.11.0.2@ip:10.11.0.1
+
+# setup_links server|client: both links, each with its rxe device; dies if
+# eth0 and eth1 are not the links host.sh made (by their MACs: link N's
+# end in 0N:01 on the server, 0N:02 on the client).
+setup_links() {
+	local h l mac
+	case "$1" in
+	server) h=1 ;;
+	client) h=2 ;;
+	*) die "setup_links server|client" ;;
+	esac
+	for l in 0 1; do
+		mac=$(cat "/sys/class/net/eth$l/address" 2>/dev/null) ||
+			die "no eth$l: the case must give two --net (pair_net PORT ROLE 1)"
+		expect_eq "eth$l MAC" "$mac" "52:54:00:00:0$l:0$h"
+		setup_rxe "eth$l" "10.1$l.0.$h/24" "rxe$l"
+	done
+}
+
+# rxe_pkts RXEDEV: packets the rxe device sent and received ("S R").
+rxe_pkts() {
+	echo "$(cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts")" \
+		"$(cat "/sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts")"
+}
+
+# link_netem IFACE [NETEM ARGS...]: the same netem qdisc on both ends of a
+# link ("loss 100%": the link is silent both ways; "delay 20ms": 40 ms more
+# round trip), or none without ARGS.  Applied here, then by the other
+# guest's netem_follow; returns once both have it.  Never `ip link set
+# down`: that takes the rxe port down too, and a DREQ sent on a down port
+# can leave rxe's CM unusable (two-guest-link-down).
+NETEM_SEQ=0
+link_netem() {
+	local ifc i
+	ifc=$1
+	shift
+	if [ $# -gt 0 ]; then
+		tc qdisc replace dev "$ifc" root netem "$@" || die "netem $* on $ifc"
+	else
+		tc qdisc del dev "$ifc" root 2>/dev/null || true
+	fi
+	NETEM_SEQ=$((NETEM_SEQ + 1))
+	echo "$NETEM_SEQ $*" >"/sync/netem.$ifc.tmp"
+	mv "/sync/netem.$ifc.tmp" "/sync/netem.$ifc"
+	i=0
+	while :; do
+		case "$(cat "/sync/netem.$ifc.done" 2>/dev/null)" in
+		"$NETEM_SEQ") break ;;
+		"fail $NETEM_SEQ") die "the other guest could not set netem $* on $ifc" ;;
+		esac
+		i=$((i + 1))
+		[ $i -lt $((100 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+			die "the other guest did not apply netem '$*' on $ifc (no netem_follow?)"
+		sleep 0.1
+	done
+	kmsg "netem on $ifc, both ends: ${*:-none}"
+}
+
+# netem_follow: apply, on this guest's end, what the other guest asks for
+# with link_netem (/sync/netem.IFACE: "SEQ ARGS"; /sync/netem.IFACE.done
+# gets SEQ once applied).  Runs until killed; start it in the background
+# with its output redirected (a background job holding the console pipe
+# would keep the guest from ending).
+netem_follow() {
+	while :; do
+		for f in /sync/netem.*; do
+			case "$f" in *.done | *.tmp | '/sync/netem.*') continue ;; esac
+			ifc=${f#/sync/netem.}
+			read -r seq args <"$f" 2>/dev/null || continue
+			[ "$seq" != "$(cat "/run/netem.$ifc.seq" 2>/dev/null)" ] || continue
+			if [ -n "$args" ]; then
+				# shellcheck disable=SC2086 # the netem arguments, split
+				tc qdisc replace dev "$ifc" root netem $args && ok=$seq || ok="fail $seq"
+			else
+				tc qdisc del dev "$ifc" root 2>/dev/null
+				ok=$seq
+			fi
+			echo "$seq" >"/run/netem.$ifc.seq"
+			echo "netem on $ifc: ${args:-none} ($ok)"
+			echo "$ok" >"/sync/netem.$ifc.done.tmp"
+			mv "/sync/netem.$ifc.done.tmp" "/sync/netem.$ifc.done"
+		done
+		sleep 0.1
+	done
+}
+
+MP_CLASS=/sys/class/rtrs-client
+
+# mp_map SESS DEVICE_PATH PATH...: map over several paths at once (each
+# [SRC@]DST, one path= each) and print the new device.  Dies at once, and
+# says so, if the client modules have no multipath (EOPNOTSUPP).
+mp_map() {
+	local sess dp line p before r d
+	sess=$1
+	dp=$2
+	shift 2
+	line="sessname=$sess"
+	for p in "$@"; do
+		line="$line path=$p"
+	done
+	line="$line device_path=$dp"
+	before=$(ls -d /sys/block/rnbd* 2>/dev/null || true)
+	r=$(sysfs_write "$MAP_CTL" "$line")
+	case "$r" in
+	OK) ;;
+	EOPNOTSUPP | ENOTSUP) # errno 95 (Python names it ENOTSUP)
+		die "no multipath in the client modules: map_device with $# path= returned EOPNOTSUPP ($line)" ;;
+	*) die "map_device ($line): $r" ;;
+	esac
+	for d in /sys/block/rnbd*; do
+		echo "$before" | grep -qx "$d" || { basename "$d"; return 0; }
+	done
+	die "map succeeded but no new /sys/block/rnbd*"
+}
+
+# mp_paths SESS: the session's path directories, one a line, sorted.
+mp_paths() {
+	# shellcheck disable=SC2012 # path names have no newline
+	ls "$MP_CLASS/$1/paths" 2>/dev/null | sort
+}
+
+# mp_state SESS PATH: the path's state; "gone" once it has no directory.
+mp_state() {
+	cat "$MP_CLASS/$1/paths/$2/state" 2>/dev/null || echo gone
+}
+
+# mp_wait_state SESS PATH STATE SECONDS: wait until the path is (with
+# "!STATE": is no longer) in STATE ("gone": its directory is); SECONDS
+# scale with RNBD_TIMEOUT_SCALE.
+mp_wait_state() {
+	local i=0
+	while case "$3" in
+		!*) [ "$(mp_state "$1" "$2")" = "${3#!}" ] ;;
+		*) [ "$(mp_state "$1" "$2")" != "$3" ] ;;
+	esac; do
+		i=$((i + 1))
+		[ $i -lt $(($4 * 10 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+			die "session $1, path $2: state stays $(mp_state "$1" "$2"), waited $4 s for $3"
+		sleep 0.1
+	done
+}
+
+# mp_check_path SESS PATH RXEDEV: the path is connected, on RXEDEV port 1,
+# with the addresses its name says.
+mp_check_path() {
+	local d
+	d=$MP_CLASS/$1/paths/$2
+	[ -d "$d" ] || die "session $1 has no path $2 (it has: $(mp_paths "$1" | tr '\n' ' '))"
+	expect_eq "$2 state" "$(cat "$d/state")" connected
+	expect_eq "$2 hca_name" "$(cat "$d/hca_name")" "$3"
+	expect_eq "$2 hca_port" "$(cat "$d/hca_port")" 1
+	expect_eq "$2 src_addr" "$(cat "$d/src_addr")" "${2%@*}"
+	expect_eq "$2 dst_addr" "$(cat "$d/dst_addr")" "${2#*@}"
+}
+
+# mp_rdma SESS PATH: the path's stats/rdma: "reads read_bytes writes
+# write_bytes inflight failovers".
+mp_rdma() {
+	cat "$MP_CLASS/$1/paths/$2/stats/rdma"
+}
+
+# mp_reqs SESS PATH: requests the path carried (reads + writes).
+mp_reqs() {
+	mp_rdma "$1" "$2" | awk '{ print $1 + $3 }'
+}
+
+# mp_failovers SESS: requests moved from a failed path to another, summed
+# over the session's paths (the sixth number of stats/rdma).
+mp_failovers() {
+	cat "$MP_CLASS/$1"/paths/*/stats/rdma | awk '{ s += $6 } END { print s + 0 }'
+}
+
+# mp_reconnects SESS PATH: the path's successful reconnects.
+mp_reconnects() {
+	awk '{ print $1 }' "$MP_CLASS/$1/paths/$2/stats/reconnects"
+}
+
+# mp_policy SESS NAME: set the session's multipath policy (a name or its
+# number) and check what mpath_policy reads back.
+mp_policy() {
+	local want
+	expect_eq "mpath_policy $2" "$(sysfs_write "$MP_CLASS/$1/mpath_policy" "$2")" OK
+	case "$2" in
+	round-robin | 0) want="round-robin (RR: 0)" ;;
+	min-inflight | 1) want="min-inflight (MI: 1)" ;;
+	min-latency | 2) want="min-latency (ML: 2)" ;;
+	*) die "mp_policy: unknown policy $2" ;;
+	esac
+	expect_eq "mpath_policy after writing $2" "$(cat "$MP_CLASS/$1/mpath_policy")" "$want"
+}
+
+# dev_ios DEV: requests the block device completed, reads plus writes.
+dev_ios() {
+	awk '{ print $1 + $5 }' "/sys/block/$1/stat"
+}
+
+# mp_takes_traffic SESS PATH DEV: 2 s of 4k random reads (queue depth 16)
+# on DEV; the path must carry some of them.
+mp_takes_traffic() {
+	local r0 r1 n0 n1
+	r0=$(mp_reqs "$1" "$2")
+	n0=$(dev_ios "$3")
+	fio --name=t --filename="/dev/$3" --ioengine=libaio --direct=1 \
+		--rw=randread --bs=4k --iodepth=16 --time_based --runtime=2 \
+		>/tmp/fio-t.out 2>&1 || { cat /tmp/fio-t.out; die "fio (reads)"; }
+	r1=$(mp_reqs "$1" "$2")
+	n1=$(dev_ios "$3")
+	log "$2 carried $((r1 - r0)) requests while $3 completed $((n1 - n0)) (2 s of reads)"
+	[ $((r1 - r0)) -gt 0 ] || die "path $2 takes no traffic"
+}
+
+# wait_io_flowing DEV [N]: wait until DEV has completed N more requests (50
+# unless given); fio takes seconds to start under TCG.  Dies after 30 s
+# (times RNBD_TIMEOUT_SCALE).
+wait_io_flowing() {
+	local n0 i=0
+	n0=$(dev_ios "$1")
+	while [ "$(dev_ios "$1")" -lt $((n0 + ${2:-50})) ]; do
+		i=$((i + 1))
+		[ $i -lt $((300 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+			{ cat /tmp/fio.err 2>/dev/null; die "no IO on $1 30 s after fio started"; }
+		sleep 0.1
+	done
+}
+
+# fio_mp_start DEV SIZE [RATE]: 4k random writes with crc32c at RATE writes
+# a second (200 unless given; "max": no limit) and queue depth 16, then a
+# verify pass reading every block back; JSON report in /tmp/fio.json for
+# fio_mp_wait; in the background, pid in FIO_PID.
+fio_mp_start() {
+	local rate
+	rate=${3:-200}
+	[ "$rate" = max ] && rate=
+	fio --name=v --filename="/dev/$1" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --iodepth=16 --size="$2" ${rate:+--rate_iops=,$rate} \
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+		--output-format=json --output=/tmp/fio.json >/tmp/fio.err 2>&1 &
+	FIO_PID=$!
+}
+
+# fio_mp_wait PID MAX_LAT_S: the fio_mp_start job ends with status 0 and no
+# error, read back and verified every block it wrote, and no request took
+# longer than MAX_LAT_S seconds (not scaled: the caller decides).
+fio_mp_wait() {
+	local fst=0
+	wait "$1" || fst=$?
+	if ! python3 "$REPO/tests/lib/fio-json.py" /tmp/fio.json "$2" ||
+		[ "$fst" != 0 ]; then
+		cat /tmp/fio.err
+		die "fio (status $fst)"
+	fi
+}
+
+# mp_server [SECONDS]: the server guest of a multipath case: both links,
+# the rnbd server, netem_follow; /sync/server-ready, then wait (SECONDS,
+# default 1000) for /sync/client-done and unload.
+mp_server() {
+	setup_links server
+	load_rnbd_server
+	netem_follow >/tmp/netem.log 2>&1 &
+	nf=$!
+	touch /sync/server-ready
+	wait_sync /sync/client-done "${1:-1000}"
+	kill "$nf"
+	cat /tmp/netem.log
+	unload_rnbd
+}
+
+# no_io_errors: no block-layer IO error on an rnbd device in the kernel log.
+no_io_errors() {
+	if dmesg | grep -E 'I/O error.*dev rnbd|rnbd[0-9]+.*I/O error'; then
+		die "IO errors on an rnbd device (above)"
+	fi
 }

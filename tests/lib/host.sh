@@ -85,14 +85,24 @@ wait_file() {
 	done
 }
 
-# pair_net PORT server|client: the --net argument of one end of the
-# two-guest link on UDP ports PORT and PORT+1 (server 10.10.0.1's MAC ends
-# in 01, the client's in 02).
+# pair_net PORT server|client [LINK]: the --net argument of one end of a
+# link between the two guests.  LINK 0 (the default), the link every
+# two-guest case has, is on UDP ports PORT and PORT+1 (server 10.10.0.1's
+# MAC ends in 00:01, the client's in 00:02); LINK 1, a second link for the
+# multipath cases, on PORT+2 and PORT+3 (MACs ending in 01:01 and 01:02).
+# Each --net is one more NIC, eth0, eth1... in the order given, so a case
+# with two links passes both, link 0 first:
+#   start_guest server ... --net "$(pair_net $p server)" \
+#	--net "$(pair_net $p server 1)" ...
+# and its guests call setup_links (tests/lib/guest.sh): 10.10.0.0/24 on
+# eth0 with rxe0, 10.11.0.0/24 on eth1 with rxe1.
 pair_net() {
+	local l=${3:-0}
+	local base=$(($1 + 2 * l))
 	if [ "$2" = server ]; then
-		echo "$1:$(($1 + 1)):52:54:00:00:00:01"
+		echo "$base:$((base + 1)):52:54:00:00:0$l:01"
 	else
-		echo "$(($1 + 1)):$1:52:54:00:00:00:02"
+		echo "$((base + 1)):$base:52:54:00:00:0$l:02"
 	fi
 }
 
