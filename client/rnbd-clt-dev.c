@@ -572,7 +572,7 @@ int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
 
 	pr_info("%s: mapped %s@%s (%s, %llu sectors)\n", dev->disk->disk_name,
 		dev->path, sess->name,
-		dev->access_mode == RNBD_ACCESS_RO ? "ro" : "rw",
+		rnbd_access_mode_str(dev->access_mode),
 		le64_to_cpu(rsp.nsectors));
 	return 0;
 

@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/parser.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "rnbd-clt.h"
 
@@ -139,12 +140,15 @@ static int rnbd_clt_parse_opt(int token, char *val,
 		strscpy(opts->path, val, sizeof(opts->path));
 		return 0;
 	case RNBD_OPT_ACCESS_MODE:
-		if (!strcmp(val, "ro")) {
+		/* any case: the rnbd tool passes on the user's */
+		if (!strcasecmp(val, "ro")) {
 			opts->access_mode = RNBD_ACCESS_RO;
-		} else if (!strcmp(val, "rw")) {
+		} else if (!strcasecmp(val, "rw")) {
 			opts->access_mode = RNBD_ACCESS_RW;
+		} else if (!strcasecmp(val, "migration")) {
+			opts->access_mode = RNBD_ACCESS_MIGRATION;
 		} else {
-			pr_err("map_device: access_mode must be ro or rw\n");
+			pr_err("map_device: access_mode must be ro, rw or migration\n");
 			return -EINVAL;
 		}
 		return 0;
@@ -247,7 +251,7 @@ static ssize_t map_device_show(struct device *d, struct device_attribute *attr,
 			       char *page)
 {
 	return sysfs_emit(page,
-			  "Usage: echo \"sessname=<session name> [path=[<src>@]<dst>] [dest_port=<port>] device_path=<path on the server> [access_mode=<ro|rw>]\" > %s\n"
+			  "Usage: echo \"sessname=<session name> [path=[<src>@]<dst>] [dest_port=<port>] device_path=<path on the server> [access_mode=<ro|rw|migration>]\" > %s\n"
 			  "  <src>, <dst>: ip:<IPv4 or IPv6[%%scope]>\n",
 			  attr->attr.name);
 }
@@ -305,7 +309,7 @@ static ssize_t access_mode_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *page)
 {
 	return sysfs_emit(page, "%s\n",
-			  rnbd_clt_kobj_to_dev(kobj)->access_mode == RNBD_ACCESS_RO ? "ro" : "rw");
+			  rnbd_access_mode_str(rnbd_clt_kobj_to_dev(kobj)->access_mode));
 }
 
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,

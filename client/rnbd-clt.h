@@ -72,7 +72,7 @@ enum rnbd_clt_sess_state {
  * @paths: the path= options: server address and port, and local
  *	address if given; duplicates removed
  * @nr_paths: entries in @paths
- * @access_mode: RNBD_ACCESS_RO or RNBD_ACCESS_RW
+ * @access_mode: RNBD_ACCESS_RO, RNBD_ACCESS_RW or RNBD_ACCESS_MIGRATION
  */
 struct rnbd_clt_map_opts {
 	char			sessname[RNBD_CLT_SESSNAME_MAX + 1];
@@ -139,7 +139,7 @@ struct rnbd_clt_sess {
  * @dev_id: device id the server gave in its open response
  * @srv_sectors: size of the device on the server, in 512-byte sectors, as
  *	its open response said; the disk may show less (resize)
- * @access_mode: RNBD_ACCESS_RO or RNBD_ACCESS_RW
+ * @access_mode: RNBD_ACCESS_RO, RNBD_ACCESS_RW or RNBD_ACCESS_MIGRATION
  * @path: device path on the server
  * @link_name: name of the link in /sys/class/rnbd-client/ctl/devices/,
  *	empty if there is none

@@ -6,9 +6,14 @@
  * directory: a ".." component is refused with -EINVAL, and symlinks are
  * resolved inside dev_search_path, as under chroot; a /proc magic link
  * (/proc/self/root, /proc/<pid>/fd/<n>) is refused with -ELOOP.  Read-only
- * opens use FMODE_READ; read-write opens add FMODE_WRITE | FMODE_EXCL, so a
- * device has at most one read-write user (rnbd session, mount, md...)
- * system wide.
+ * opens use FMODE_READ; read-write and migration opens add FMODE_WRITE |
+ * FMODE_EXCL with the device's struct rnbd_srv_export as the holder, so no
+ * other kernel user (mount, md...) writes the device while a session
+ * does.  Among sessions, as upstream rnbd: ro opens are always allowed, rw
+ * only when no session writes the device, migration when fewer than two
+ * do (a migration open shares the exclusive claim of the first writer);
+ * a refused open fails with -EBUSY and a log line.  A writer counts until
+ * its last bio ended, after its CLOSE.
  *
  * A read-write open of a read-only device (blockdev --setro) fails with
  * -EROFS: the block layer would only warn about the writes.  A device that
@@ -39,13 +44,21 @@
 static struct workqueue_struct *rnbd_srv_release_wq;
 
 /*
- * dev_t -> the struct rnbd_srv_dev that opens the device read-write, its
- * FMODE_EXCL holder: tells an rnbd holder from another user's.  Stored
- * (xa_insert(): at most one per device) before the claim and erased after
- * it is released, so a bd_holder equal to the entry is ours.  The xarray's
- * own lock guards it.
+ * dev_t -> the struct rnbd_srv_export of every device a session opened or
+ * is opening, which is the FMODE_EXCL holder of the writers' opens: tells
+ * an rnbd holder from another user's.  Stored before the claim and erased
+ * after the last open of the device is released, so a bd_holder equal to
+ * the entry is ours.  Loads take the xarray's own lock.
  */
-static DEFINE_XARRAY(rnbd_srv_rw_devs);
+static DEFINE_XARRAY(rnbd_srv_exports);
+
+/*
+ * Guards rnbd_srv_exports' stores and erasures, the counters of every
+ * export, and the adding and removal of the sysfs directories of exports
+ * and of their session devices.  Taken after a sess->lock, never before.
+ * Held for no block device open or close: one that hangs holds up no other.
+ */
+static DEFINE_MUTEX(rnbd_srv_exports_mutex);
 
 static void rnbd_srv_dev_release_work(struct work_struct *work);
 static void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
@@ -139,7 +152,7 @@ static bool rnbd_srv_held_elsewhere(struct block_device *bdev)
 {
 	void *holder = READ_ONCE(bdev->bd_holder);
 
-	return holder && holder != xa_load(&rnbd_srv_rw_devs, bdev->bd_dev);
+	return holder && holder != xa_load(&rnbd_srv_exports, bdev->bd_dev);
 }
 
 /*
@@ -191,6 +204,90 @@ static int rnbd_srv_dev_check(struct rnbd_srv_sess *sess,
 	return 0;
 }
 
+/*
+ * Find or make the export of @devt for @dev, and count @dev as a writer
+ * if its access mode writes: -EBUSY, with a log line, if the access mode
+ * does not allow another writer.  Called with @dev's session's lock held.
+ */
+static int rnbd_srv_export_get(struct rnbd_srv_dev *dev, dev_t devt)
+{
+	struct rnbd_srv_export *exp;
+	unsigned int max_writers = 0;
+	int err = 0;
+
+	if (dev->access_mode == RNBD_ACCESS_RW)
+		max_writers = 1;
+	else if (dev->access_mode == RNBD_ACCESS_MIGRATION)
+		max_writers = 2;
+
+	mutex_lock(&rnbd_srv_exports_mutex);
+	exp = xa_load(&rnbd_srv_exports, devt);
+	if (!exp) {
+		exp = TRS_FI(kzalloc(sizeof(*exp), GFP_KERNEL), NULL);
+		if (!exp) {
+			err = -ENOMEM;
+			goto unlock;
+		}
+		rnbd_srv_export_kobj_init(exp);
+		exp->devt = devt;
+		err = TRS_FI(xa_insert(&rnbd_srv_exports, devt, exp,
+				       GFP_KERNEL), -ENOMEM);
+		if (err) {
+			kobject_put(&exp->kobj);
+			goto unlock;
+		}
+	}
+	if (max_writers && exp->nr_writers >= max_writers) {
+		pr_info_ratelimited("session %s: %s (%u:%u): %s open refused: %u session(s) open it for writing (rw needs none, migration at most one)\n",
+				    trs_srv_sess_name(dev->sess->trs), dev->path,
+				    MAJOR(devt), MINOR(devt),
+				    rnbd_access_mode_str(dev->access_mode),
+				    exp->nr_writers);
+		err = -EBUSY;
+		goto unlock;
+	}
+	exp->ref++;
+	if (max_writers)
+		exp->nr_writers++;
+	dev->export = exp;
+unlock:
+	mutex_unlock(&rnbd_srv_exports_mutex);
+	return err;
+}
+
+/*
+ * Undo rnbd_srv_export_get() for @dev, whose block device is closed (so
+ * its claim is released); the last user removes the export.
+ */
+static void rnbd_srv_export_put(struct rnbd_srv_dev *dev)
+{
+	struct rnbd_srv_export *exp = dev->export;
+
+	mutex_lock(&rnbd_srv_exports_mutex);
+	if (dev->mode & FMODE_WRITE)
+		exp->nr_writers--;
+	if (!--exp->ref) {
+		xa_erase(&rnbd_srv_exports, exp->devt);
+		rnbd_srv_sysfs_export_del(exp);
+		kobject_put(&exp->kobj);
+	}
+	mutex_unlock(&rnbd_srv_exports_mutex);
+}
+
+/* Show @dev, just opened, in sysfs: under its export, made if need be. */
+static void rnbd_srv_dev_publish(struct rnbd_srv_dev *dev)
+{
+	struct rnbd_srv_export *exp = dev->export;
+
+	mutex_lock(&rnbd_srv_exports_mutex);
+	if (!exp->sysfs_tried) {
+		exp->sysfs_tried = true;
+		rnbd_srv_sysfs_export_add(exp, dev->bdev);
+	}
+	rnbd_srv_sysfs_dev_add(dev);
+	mutex_unlock(&rnbd_srv_exports_mutex);
+}
+
 /**
  * rnbd_srv_dev_open() - open the device an OPEN message names
  * @sess: session the message arrived on
@@ -206,9 +303,9 @@ static int rnbd_srv_dev_check(struct rnbd_srv_sess *sess,
  * a control character, an empty path or a ".." component, -ENOENT,
  * -ENOTBLK, -EACCES (nodev mount), -ELOOP (symlink loop or magic link),
  * -EEXIST if @sess has the device open already, -EROFS for a read-write
- * open of a read-only device, -EBUSY if it is open read-write elsewhere or
- * busy, -ENOTCONN if @sess is closed, or another errno of the lookup or
- * the open.
+ * or migration open of a read-only device, -EBUSY if the writers of other
+ * sessions do not allow the access mode, or the device is busy, -ENOTCONN
+ * if @sess is closed, or another errno of the lookup or the open.
  */
 int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		      const struct rnbd_msg_open *msg,
@@ -221,7 +318,8 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	int err;
 
 	if (msg->access_mode != RNBD_ACCESS_RO &&
-	    msg->access_mode != RNBD_ACCESS_RW)
+	    msg->access_mode != RNBD_ACCESS_RW &&
+	    msg->access_mode != RNBD_ACCESS_MIGRATION)
 		return -EINVAL;
 	rel = rnbd_srv_check_path(msg);
 	if (IS_ERR(rel))
@@ -236,10 +334,19 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	dev = TRS_FI(kzalloc(sizeof(*dev), GFP_KERNEL), NULL);
 	if (!dev)
 		return -ENOMEM;
+	/* from here on kobject_put() frees it */
+	rnbd_srv_dev_kobj_init(dev);
+	dev->path = TRS_FI(kstrdup(msg->path, GFP_KERNEL), NULL);
+	if (!dev->path) {
+		err = -ENOMEM;
+		goto put_dev;
+	}
+	dev->sess = sess;
+	dev->access_mode = msg->access_mode;
 	refcount_set(&dev->ref, 1);
 	INIT_WORK(&dev->release_work, rnbd_srv_dev_release_work);
 	dev->mode = FMODE_READ;
-	if (msg->access_mode == RNBD_ACCESS_RW)
+	if (msg->access_mode != RNBD_ACCESS_RO)
 		dev->mode |= FMODE_WRITE | FMODE_EXCL;
 
 	mutex_lock(&sess->lock);
@@ -251,17 +358,14 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		err = -EEXIST;
 		goto unlock;
 	}
-	if (dev->mode & FMODE_WRITE) {
-		/* -EBUSY: another session opens it read-write */
-		err = TRS_FI(xa_insert(&rnbd_srv_rw_devs, devt, dev,
-				       GFP_KERNEL), -ENOMEM);
-		if (err)
-			goto unlock;
-	}
-	bdev = blkdev_get_by_dev(devt, dev->mode, dev);
+	err = rnbd_srv_export_get(dev, devt);
+	if (err)
+		goto unlock;
+	/* the holder counts with FMODE_EXCL only: the writers share it */
+	bdev = blkdev_get_by_dev(devt, dev->mode, dev->export);
 	if (IS_ERR(bdev)) {
 		err = PTR_ERR(bdev);
-		goto erase_rw;
+		goto put_export;
 	}
 	dev->bdev = bdev;
 	err = rnbd_srv_dev_check(sess, dev);
@@ -271,32 +375,31 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 			      GFP_KERNEL), -ENOMEM);
 	if (err)
 		goto put_bdev;
+	rnbd_srv_dev_publish(dev);
 	rnbd_srv_fill_open_rsp(dev, rsp);
 	mutex_unlock(&sess->lock);
 	return 0;
 
 put_bdev:
 	blkdev_put(bdev, dev->mode);
-erase_rw:
-	if (dev->mode & FMODE_WRITE)
-		xa_erase(&rnbd_srv_rw_devs, devt);
+put_export:
+	/* after the claim is gone: see rnbd_srv_exports */
+	rnbd_srv_export_put(dev);
 unlock:
 	mutex_unlock(&sess->lock);
-	kfree(dev);
+put_dev:
+	kobject_put(&dev->kobj);
 	return err;
 }
 
 /* Close the device: no bio of it is in flight. */
 static void rnbd_srv_dev_release(struct rnbd_srv_dev *dev)
 {
-	dev_t devt = dev->bdev->bd_dev;
-
 	blkdev_put(dev->bdev, dev->mode);
-	/* after the claim is gone: see rnbd_srv_rw_devs */
-	if (dev->mode & FMODE_WRITE)
-		xa_erase(&rnbd_srv_rw_devs, devt);
-	/* rnbd_srv_dev_get() may still look at it under RCU. */
-	kfree_rcu(dev, rcu);
+	/* after the claim is gone: see rnbd_srv_exports */
+	rnbd_srv_export_put(dev);
+	/* freed after an RCU grace period: see rnbd_srv_dev_get() */
+	kobject_put(&dev->kobj);
 }
 
 /* The last bio of a device closed before it ended. */
@@ -307,13 +410,17 @@ static void rnbd_srv_dev_release_work(struct work_struct *work)
 }
 
 /*
- * Drop the open reference of a device no longer in its session's devs:
- * closed now if it is idle, else by its last bio (a disk that hangs keeps
- * its device open, not the caller waiting).
+ * Drop the open reference of a device just taken out of its session's
+ * devs, and remove its sysfs directory: closed now if it is idle, else by
+ * its last bio (a disk that hangs keeps its device open, not the caller
+ * waiting).  Called with sess->lock held.
  */
 static void rnbd_srv_dev_destroy(struct rnbd_srv_sess *sess,
 				 struct rnbd_srv_dev *dev)
 {
+	mutex_lock(&rnbd_srv_exports_mutex);
+	rnbd_srv_sysfs_dev_del(dev);
+	mutex_unlock(&rnbd_srv_exports_mutex);
 	if (refcount_dec_and_test(&dev->ref)) {
 		rnbd_srv_dev_release(dev);
 		return;
@@ -344,6 +451,38 @@ int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id)
 		rnbd_srv_idle_arm(sess);
 	mutex_unlock(&sess->lock);
 	return dev ? 0 : -ENODEV;
+}
+
+/**
+ * rnbd_srv_dev_force_close() - close a device on the server's own
+ *	initiative (sysfs force_close)
+ * @dev: device; the caller holds a reference on its kobject and on its
+ *	session
+ *
+ * The device's dev_id stays taken in its session until the client's CLOSE
+ * of it (which then fails with -ENODEV): the client's IO to it fails with
+ * -ENODEV and never reaches a device opened later.  The session stays.
+ *
+ * Context: process context, sleeps; takes the session's lock.
+ * Return: 0, or -ENODEV if @dev is closed already.
+ */
+int rnbd_srv_dev_force_close(struct rnbd_srv_dev *dev)
+{
+	struct rnbd_srv_sess *sess = dev->sess;
+	int err = -ENODEV;
+
+	mutex_lock(&sess->lock);
+	if (xa_load(&sess->devs, dev->id) == dev) {
+		/* NULL in an allocating xarray: the id stays reserved */
+		xa_store(&sess->devs, dev->id, NULL, GFP_KERNEL);
+		pr_info("session %s: device %u (%pg, %s) closed by force_close\n",
+			trs_srv_sess_name(sess->trs), dev->id, dev->bdev,
+			dev->path);
+		rnbd_srv_dev_destroy(sess, dev);
+		err = 0;
+	}
+	mutex_unlock(&sess->lock);
+	return err;
 }
 
 /**

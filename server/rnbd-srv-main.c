@@ -81,7 +81,7 @@ static int rnbd_srv_open(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	memcpy(req->data, &rsp, sizeof(rsp));
 	pr_info("session %s: opened %s %s as device %u\n",
 		trs_srv_sess_name(sess->trs), msg->path,
-		msg->access_mode == RNBD_ACCESS_RO ? "ro" : "rw",
+		rnbd_access_mode_str(msg->access_mode),
 		le32_to_cpu(rsp.dev_id));
 	trs_srv_resp(req, 0, sizeof(rsp));
 	return 0;
@@ -114,7 +114,22 @@ static void rnbd_srv_refuse(struct rnbd_srv_sess *sess,
 	trs_srv_resp(req, err, 0);
 }
 
-static void rnbd_srv_sess_put(struct rnbd_srv_sess *sess)
+/**
+ * rnbd_srv_sess_get() - take a reference on a session
+ * @sess: session with a reference held already (by the caller's context)
+ */
+void rnbd_srv_sess_get(struct rnbd_srv_sess *sess)
+{
+	refcount_inc(&sess->ref);
+}
+
+/**
+ * rnbd_srv_sess_put() - drop a reference; the last frees the session
+ * @sess: session
+ *
+ * Context: process context.
+ */
+void rnbd_srv_sess_put(struct rnbd_srv_sess *sess)
 {
 	if (!refcount_dec_and_test(&sess->ref))
 		return;
@@ -160,7 +175,7 @@ static int rnbd_srv_queue_admin(struct rnbd_srv_sess *sess,
 	INIT_WORK(&admin->work, rnbd_srv_admin_work);
 	admin->sess = sess;
 	admin->req = req;
-	refcount_inc(&sess->ref);
+	rnbd_srv_sess_get(sess);
 	queue_work(rnbd_srv_admin_wq, &admin->work);
 	return 0;
 }
@@ -288,10 +303,13 @@ static int __init rnbd_srv_init(void)
 	err = rnbd_srv_dev_init();
 	if (err)
 		goto exit_io;
+	err = rnbd_srv_sysfs_init();
+	if (err)
+		goto exit_dev;
 	rnbd_srv_admin_wq = alloc_workqueue("rnbd_srv_admin", 0, 0);
 	if (!rnbd_srv_admin_wq) {
 		err = -ENOMEM;
-		goto exit_dev;
+		goto exit_sysfs;
 	}
 	rnbd_srv_ctx = trs_srv_open(&rnbd_srv_ops, rnbd_srv_port_nr);
 	if (IS_ERR(rnbd_srv_ctx)) {
@@ -305,6 +323,8 @@ static int __init rnbd_srv_init(void)
 
 destroy_admin_wq:
 	destroy_workqueue(rnbd_srv_admin_wq);
+exit_sysfs:
+	rnbd_srv_sysfs_exit();
 exit_dev:
 	rnbd_srv_dev_exit();
 exit_io:
@@ -317,11 +337,13 @@ static void __exit rnbd_srv_exit(void)
 	/*
 	 * Closes every session and waits for their requests (so for every
 	 * bio, OPEN and CLOSE), then for the admin works still returning
-	 * from their answers, then for the devices the last bios close.
+	 * from their answers, then for the devices the last bios close;
+	 * their sysfs directories are gone then.
 	 */
 	trs_srv_close(rnbd_srv_ctx);
 	destroy_workqueue(rnbd_srv_admin_wq);
 	rnbd_srv_dev_exit();
+	rnbd_srv_sysfs_exit();
 	rnbd_srv_io_exit();
 }
 

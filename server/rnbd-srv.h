@@ -8,6 +8,7 @@
 #define RNBD_SRV_H
 
 #include <linux/blkdev.h>
+#include <linux/kobject.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -25,7 +26,8 @@
  * @lock: serialises OPEN and CLOSE of this session's devices
  * @closed: the transport closed the session: no device may be added
  * @ref: one until the transport closes the session, plus one per OPEN or
- *	CLOSE queued on the admin workqueue; the last frees the struct
+ *	CLOSE queued on the admin workqueue and per force_close write
+ *	running; the last frees the struct
  * @idle_work: closes the session if it has no device open for
  *	idle_session_sec (armed at open and when the last device closes)
  */
@@ -39,18 +41,52 @@ struct rnbd_srv_sess {
 };
 
 /**
+ * struct rnbd_srv_export - a block device that sessions opened
+ * @kobj: /sys/class/rnbd-server/ctl/devices/<name>/; owns the memory
+ * @sessions_kobj: its sessions/ directory, NULL if it was not made
+ * @sysfs_tried: the directory was made, or failed to be, once
+ * @devt: the device; key in rnbd_srv_exports
+ * @ref: session devices that hold it: from their OPEN until their
+ *	release (after their last bio), opens that failed excluded
+ * @nr_writers: how many of these opened it rw or migration
+ *
+ * Also the FMODE_EXCL holder of the writers' opens: a second writer
+ * (migration) shares the claim of the first.  Every field but @kobj's
+ * own state is guarded by rnbd_srv_exports_mutex.
+ */
+struct rnbd_srv_export {
+	struct kobject		kobj;
+	struct kobject		*sessions_kobj;
+	bool			sysfs_tried;
+	dev_t			devt;
+	unsigned int		ref;
+	unsigned int		nr_writers;
+};
+
+/**
  * struct rnbd_srv_dev - a block device opened by a session
- * @bdev: the device; opened exclusively (holder: this struct) if @mode
- *	has FMODE_WRITE
+ * @kobj: sessions/<session>/ in the export's sysfs directory; owns the
+ *	memory (its release frees the struct after an RCU grace period)
+ * @sess: session that opened it; alive while the device is in its devs
+ * @export: the block device's export, held until the release
+ * @bdev: the device; opened exclusively (holder: @export) if @mode has
+ *	FMODE_WRITE
  * @mode: FMODE_* the device was opened with
+ * @access_mode: RNBD_ACCESS_* of the OPEN
+ * @path: the path the OPEN named, as sent
  * @id: index in the session's devs, the dev_id of the protocol
  * @ref: one while open plus one per bio in flight; zero closes it
  * @release_work: closes it when its last bio ended after the close
  * @rcu: frees the struct after IO lookups are done with it
  */
 struct rnbd_srv_dev {
+	struct kobject		kobj;
+	struct rnbd_srv_sess	*sess;
+	struct rnbd_srv_export	*export;
 	struct block_device	*bdev;
 	fmode_t			mode;
+	enum rnbd_access_mode	access_mode;
+	char			*path;
 	u32			id;
 	refcount_t		ref;
 	struct work_struct	release_work;
@@ -62,6 +98,8 @@ extern char *rnbd_srv_search_path;
 extern bool rnbd_srv_allow_busy;
 extern bool rnbd_srv_allow_rt_prio;
 void rnbd_srv_idle_arm(struct rnbd_srv_sess *sess);
+void rnbd_srv_sess_get(struct rnbd_srv_sess *sess);
+void rnbd_srv_sess_put(struct rnbd_srv_sess *sess);
 
 /* fs/namei.c exports it; the kernel declares it in fs/internal.h only */
 int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
@@ -73,10 +111,22 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		      struct rnbd_msg_open_rsp *rsp);
 int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess);
+int rnbd_srv_dev_force_close(struct rnbd_srv_dev *dev);
 int rnbd_srv_dev_init(void);
 void rnbd_srv_dev_exit(void);
 struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev);
+
+/* rnbd-srv-sysfs.c: /sys/class/rnbd-server/ */
+int rnbd_srv_sysfs_init(void);
+void rnbd_srv_sysfs_exit(void);
+void rnbd_srv_export_kobj_init(struct rnbd_srv_export *exp);
+void rnbd_srv_dev_kobj_init(struct rnbd_srv_dev *dev);
+void rnbd_srv_sysfs_export_add(struct rnbd_srv_export *exp,
+			       struct block_device *bdev);
+void rnbd_srv_sysfs_export_del(struct rnbd_srv_export *exp);
+void rnbd_srv_sysfs_dev_add(struct rnbd_srv_dev *dev);
+void rnbd_srv_sysfs_dev_del(struct rnbd_srv_dev *dev);
 
 /* rnbd-srv-io.c: block IO */
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req);

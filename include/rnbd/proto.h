@@ -20,10 +20,30 @@ enum rnbd_msg_type {
 	RNBD_MSG_INFO	= 4,	/* read: rnbd_msg_open_rsp of an open device */
 };
 
+/*
+ * How an OPEN opens its device.  RW: the only writer of the device (of
+ * all sessions).  MIGRATION: a writer that may share the device with one
+ * other writer, RW or MIGRATION, while a VM moves between two hosts.
+ */
 enum rnbd_access_mode {
-	RNBD_ACCESS_RO	= 0,
-	RNBD_ACCESS_RW	= 1,
+	RNBD_ACCESS_RO		= 0,
+	RNBD_ACCESS_RW		= 1,
+	RNBD_ACCESS_MIGRATION	= 2,
 };
+
+/* The name of @mode in sysfs: "ro", "rw", "migration", or "unknown". */
+static inline const char *rnbd_access_mode_str(enum rnbd_access_mode mode)
+{
+	switch (mode) {
+	case RNBD_ACCESS_RO:
+		return "ro";
+	case RNBD_ACCESS_RW:
+		return "rw";
+	case RNBD_ACCESS_MIGRATION:
+		return "migration";
+	}
+	return "unknown";
+}
 
 /**
  * struct rnbd_msg_hdr - common first bytes of every message

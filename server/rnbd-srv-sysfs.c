@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rnbd server: sysfs, as upstream rnbd-server has it.
+ *
+ *   /sys/class/rnbd-server/ctl/devices/<bdev>/block_dev -> the device
+ *   /sys/class/rnbd-server/ctl/devices/<bdev>/sessions/<session>/
+ *	read_only, access_mode, mapping_path, force_close
+ *
+ * <bdev> is the block device's own name (nullb0, sda1), <session> the
+ * transport's name of the session.  A device's directory exists while a
+ * session has it open (and until its last bio after the close); a
+ * session's directory from the OPEN to the CLOSE, the force_close or the
+ * end of the session.  Both are made and removed under
+ * rnbd_srv_exports_mutex (rnbd-srv-dev.c); making them is best effort: a
+ * failure is logged and the device is served all the same.
+ * See Documentation/ABI/testing/sysfs-class-rnbd-server.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+#include "rnbd-srv.h"
+
+static struct class *rnbd_srv_class;
+static struct device *rnbd_srv_ctl;
+static struct kobject *rnbd_srv_devs_kobj;
+
+static struct rnbd_srv_dev *rnbd_srv_kobj_to_dev(struct kobject *kobj)
+{
+	return container_of(kobj, struct rnbd_srv_dev, kobj);
+}
+
+static ssize_t read_only_show(struct kobject *kobj, struct kobj_attribute *attr,
+			      char *page)
+{
+	struct rnbd_srv_dev *dev = rnbd_srv_kobj_to_dev(kobj);
+
+	return sysfs_emit(page, "%d\n", !(dev->mode & FMODE_WRITE));
+}
+
+static ssize_t access_mode_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  rnbd_access_mode_str(rnbd_srv_kobj_to_dev(kobj)->access_mode));
+}
+
+static ssize_t mapping_path_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "%s\n", rnbd_srv_kobj_to_dev(kobj)->path);
+}
+
+static ssize_t force_close_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *page)
+{
+	return sysfs_emit(page, "Usage: echo 1 > %s\n", attr->attr.name);
+}
+
+/*
+ * Closing the device removes this file's directory, which waits for the
+ * stores running in it: the file removes itself first, which lets that
+ * removal go on, and the references taken before keep the device's and
+ * its session's memory until the store returns.  A CLOSE or the session's
+ * end racing with it finds the device gone, or makes this store find it
+ * gone (-ENODEV).
+ */
+static ssize_t force_close_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct rnbd_srv_dev *dev = rnbd_srv_kobj_to_dev(kobj);
+	struct rnbd_srv_sess *sess = dev->sess;
+	int err;
+
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	/* module exit closes every device: it must not run under us */
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	/*
+	 * While this store runs unprotected the directory is not removed
+	 * (its removal waits for us): @dev is in its session's devs, so the
+	 * session has not ended and holds its own reference.
+	 */
+	kobject_get(kobj);
+	rnbd_srv_sess_get(sess);
+	sysfs_remove_file_self(kobj, &attr->attr);
+	err = rnbd_srv_dev_force_close(dev);
+	rnbd_srv_sess_put(sess);
+	kobject_put(kobj);
+	module_put(THIS_MODULE);
+	return err ?: count;
+}
+
+static struct kobj_attribute rnbd_srv_read_only_attr = __ATTR_RO(read_only);
+static struct kobj_attribute rnbd_srv_access_mode_attr = __ATTR_RO(access_mode);
+static struct kobj_attribute rnbd_srv_mapping_path_attr = __ATTR_RO(mapping_path);
+static struct kobj_attribute rnbd_srv_force_close_attr = __ATTR_RW(force_close);
+
+static struct attribute *rnbd_srv_dev_attrs[] = {
+	&rnbd_srv_read_only_attr.attr,
+	&rnbd_srv_access_mode_attr.attr,
+	&rnbd_srv_mapping_path_attr.attr,
+	&rnbd_srv_force_close_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rnbd_srv_dev);
+
+static void rnbd_srv_dev_kobj_release(struct kobject *kobj)
+{
+	struct rnbd_srv_dev *dev = rnbd_srv_kobj_to_dev(kobj);
+
+	kfree(dev->path);
+	/* rnbd_srv_dev_get() may still look at it under RCU */
+	kfree_rcu(dev, rcu);
+}
+
+static const struct kobj_type rnbd_srv_dev_ktype = {
+	.release	= rnbd_srv_dev_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= rnbd_srv_dev_groups,
+};
+
+/**
+ * rnbd_srv_dev_kobj_init() - initialise the kobject that owns @dev's memory
+ * @dev: new, zeroed device; from now on kobject_put() frees it
+ */
+void rnbd_srv_dev_kobj_init(struct rnbd_srv_dev *dev)
+{
+	kobject_init(&dev->kobj, &rnbd_srv_dev_ktype);
+}
+
+static void rnbd_srv_export_kobj_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct rnbd_srv_export, kobj));
+}
+
+static const struct kobj_type rnbd_srv_export_ktype = {
+	.release	= rnbd_srv_export_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+};
+
+/**
+ * rnbd_srv_export_kobj_init() - initialise the kobject that owns @exp's
+ *	memory
+ * @exp: new, zeroed export; from now on kobject_put() frees it
+ */
+void rnbd_srv_export_kobj_init(struct rnbd_srv_export *exp)
+{
+	kobject_init(&exp->kobj, &rnbd_srv_export_ktype);
+}
+
+/**
+ * rnbd_srv_sysfs_export_add() - make devices/<bdev>/ for an export
+ * @exp: export, not in sysfs
+ * @bdev: its block device, open
+ *
+ * Its name is the block device's, and block_dev links to the device's own
+ * sysfs directory (a partition's, not its disk's): the rnbd tool takes the
+ * link's target's name for the directory's.  Best effort: on a failure,
+ * logged, the export or its sessions/ is left out.
+ *
+ * Context: rnbd_srv_exports_mutex held.
+ */
+void rnbd_srv_sysfs_export_add(struct rnbd_srv_export *exp,
+			       struct block_device *bdev)
+{
+	int err;
+
+	err = kobject_add(&exp->kobj, rnbd_srv_devs_kobj, "%s",
+			  dev_name(&bdev->bd_device));
+	if (err)
+		goto warn;
+	err = sysfs_create_link(&exp->kobj, bdev_kobj(bdev), "block_dev");
+	if (err)
+		goto del_export;
+	exp->sessions_kobj = kobject_create_and_add("sessions", &exp->kobj);
+	if (!exp->sessions_kobj) {
+		err = -ENOMEM;
+		goto remove_link;
+	}
+	return;
+
+remove_link:
+	sysfs_remove_link(&exp->kobj, "block_dev");
+del_export:
+	kobject_del(&exp->kobj);
+warn:
+	pr_warn("%pg: no directory in %s/devices: %d\n", bdev,
+		dev_name(rnbd_srv_ctl), err);
+}
+
+/**
+ * rnbd_srv_sysfs_export_del() - undo rnbd_srv_sysfs_export_add()
+ * @exp: export no session device is in sysfs under
+ *
+ * Context: rnbd_srv_exports_mutex held.
+ */
+void rnbd_srv_sysfs_export_del(struct rnbd_srv_export *exp)
+{
+	if (!exp->sessions_kobj)
+		return;
+	kobject_put(exp->sessions_kobj);
+	exp->sessions_kobj = NULL;
+	sysfs_remove_link(&exp->kobj, "block_dev");
+	kobject_del(&exp->kobj);
+}
+
+/**
+ * rnbd_srv_sysfs_dev_add() - make sessions/<session>/ for a session's open
+ * @dev: device just opened, whose export is in sysfs or failed to be
+ *
+ * Best effort: a failure (a name the session has twice, no memory) is
+ * logged.
+ *
+ * Context: rnbd_srv_exports_mutex held.
+ */
+void rnbd_srv_sysfs_dev_add(struct rnbd_srv_dev *dev)
+{
+	const char *name = trs_srv_sess_name(dev->sess->trs);
+	int err;
+
+	if (!dev->export->sessions_kobj)
+		return;
+	err = kobject_add(&dev->kobj, dev->export->sessions_kobj, "%s", name);
+	if (err)
+		pr_warn("session %s: %pg: no directory in its sessions/: %d\n",
+			name, dev->bdev, err);
+}
+
+/**
+ * rnbd_srv_sysfs_dev_del() - undo rnbd_srv_sysfs_dev_add()
+ * @dev: device leaving its session
+ *
+ * Waits for the shows and stores running in the directory but a
+ * force_close that removed itself.
+ *
+ * Context: rnbd_srv_exports_mutex held.
+ */
+void rnbd_srv_sysfs_dev_del(struct rnbd_srv_dev *dev)
+{
+	if (dev->kobj.state_in_sysfs)
+		kobject_del(&dev->kobj);
+}
+
+/**
+ * rnbd_srv_sysfs_init() - create the rnbd-server class, its ctl device and
+ *	ctl/devices/
+ *
+ * Return: 0 or a negative errno.
+ */
+int rnbd_srv_sysfs_init(void)
+{
+	int err;
+
+	rnbd_srv_class = class_create(THIS_MODULE, "rnbd-server");
+	if (IS_ERR(rnbd_srv_class))
+		return PTR_ERR(rnbd_srv_class);
+	rnbd_srv_ctl = TRS_FI(device_create(rnbd_srv_class, NULL, MKDEV(0, 0),
+					    NULL, "ctl"),
+			      ERR_PTR(-ENOMEM));
+	if (IS_ERR(rnbd_srv_ctl)) {
+		err = PTR_ERR(rnbd_srv_ctl);
+		goto destroy_class;
+	}
+	rnbd_srv_devs_kobj = kobject_create_and_add("devices",
+						    &rnbd_srv_ctl->kobj);
+	if (!rnbd_srv_devs_kobj) {
+		err = -ENOMEM;
+		goto unregister_ctl;
+	}
+	return 0;
+
+unregister_ctl:
+	device_unregister(rnbd_srv_ctl);
+destroy_class:
+	class_destroy(rnbd_srv_class);
+	return err;
+}
+
+/**
+ * rnbd_srv_sysfs_exit() - undo rnbd_srv_sysfs_init(); every device is
+ *	closed already
+ */
+void rnbd_srv_sysfs_exit(void)
+{
+	kobject_put(rnbd_srv_devs_kobj);
+	device_unregister(rnbd_srv_ctl);
+	class_destroy(rnbd_srv_class);
+}
