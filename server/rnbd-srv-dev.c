@@ -61,8 +61,6 @@ static DEFINE_XARRAY(rnbd_srv_exports);
 static DEFINE_MUTEX(rnbd_srv_exports_mutex);
 
 static void rnbd_srv_dev_release_work(struct work_struct *work);
-static void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
-				   struct rnbd_msg_open_rsp *rsp);
 
 /* Check the path of @msg; return it without its leading slashes. */
 static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
@@ -368,6 +366,7 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		goto put_export;
 	}
 	dev->bdev = bdev;
+	dev->nsectors = bdev_nr_sectors(bdev);
 	err = rnbd_srv_dev_check(sess, dev);
 	if (err)
 		goto put_bdev;
@@ -572,8 +571,8 @@ void rnbd_srv_dev_put(struct rnbd_srv_dev *dev)
  * every client can take it; discard granularity is at least the logical
  * block size, and a multiple of it.
  */
-static void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
-				   struct rnbd_msg_open_rsp *rsp)
+void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
+			    struct rnbd_msg_open_rsp *rsp)
 {
 	struct block_device *bdev = dev->bdev;
 	u32 lbs = bdev_logical_block_size(bdev);

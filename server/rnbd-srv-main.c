@@ -200,6 +200,9 @@ static void rnbd_srv_request(void *priv, struct trs_srv_req *req)
 	case RNBD_MSG_CLOSE:
 		err = rnbd_srv_queue_admin(sess, req);
 		break;
+	case RNBD_MSG_INFO:
+		err = rnbd_srv_info(sess, req);
+		break;
 	default:
 		err = -EOPNOTSUPP;
 		break;
@@ -260,7 +263,9 @@ static int rnbd_srv_sess_open(struct trs_srv_sess *trs, void **priv)
 	mutex_init(&sess->lock);
 	refcount_set(&sess->ref, 1);
 	INIT_DELAYED_WORK(&sess->idle_work, rnbd_srv_idle_work);
+	INIT_DELAYED_WORK(&sess->size_work, rnbd_srv_size_work);
 	rnbd_srv_idle_arm(sess);
+	rnbd_srv_size_arm(sess);
 	*priv = sess;
 	pr_info("session %s: connected\n", trs_srv_sess_name(trs));
 	return 0;
@@ -274,6 +279,8 @@ static void rnbd_srv_sess_close(struct trs_srv_sess *trs, void *priv)
 {
 	struct rnbd_srv_sess *sess = priv;
 
+	/* it notices the transport session, gone after this */
+	cancel_delayed_work_sync(&sess->size_work);
 	/* closed first: nothing arms the idle timer again */
 	rnbd_srv_dev_close_all(sess);
 	cancel_delayed_work_sync(&sess->idle_work);

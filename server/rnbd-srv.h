@@ -30,6 +30,7 @@
  *	running; the last frees the struct
  * @idle_work: closes the session if it has no device open for
  *	idle_session_sec (armed at open and when the last device closes)
+ * @size_work: looks for devices that changed size (rnbd-srv-size.c)
  */
 struct rnbd_srv_sess {
 	struct trs_srv_sess	*trs;
@@ -38,6 +39,7 @@ struct rnbd_srv_sess {
 	bool			closed;
 	refcount_t		ref;
 	struct delayed_work	idle_work;
+	struct delayed_work	size_work;
 };
 
 /**
@@ -75,6 +77,8 @@ struct rnbd_srv_export {
  * @access_mode: RNBD_ACCESS_* of the OPEN
  * @path: the path the OPEN named, as sent
  * @id: index in the session's devs, the dev_id of the protocol
+ * @nsectors: its size as the client was last told, in 512-byte sectors;
+ *	written by the OPEN and INFO answers and the size work (READ_ONCE)
  * @ref: one while open plus one per bio in flight; zero closes it
  * @release_work: closes it when its last bio ended after the close
  * @rcu: frees the struct after IO lookups are done with it
@@ -88,6 +92,7 @@ struct rnbd_srv_dev {
 	enum rnbd_access_mode	access_mode;
 	char			*path;
 	u32			id;
+	sector_t		nsectors;
 	refcount_t		ref;
 	struct work_struct	release_work;
 	struct rcu_head		rcu;
@@ -116,6 +121,13 @@ int rnbd_srv_dev_init(void);
 void rnbd_srv_dev_exit(void);
 struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev);
+void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
+			    struct rnbd_msg_open_rsp *rsp);
+
+/* rnbd-srv-size.c: device sizes */
+void rnbd_srv_size_arm(struct rnbd_srv_sess *sess);
+void rnbd_srv_size_work(struct work_struct *work);
+int rnbd_srv_info(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
 
 /* rnbd-srv-sysfs.c: /sys/class/rnbd-server/ */
 int rnbd_srv_sysfs_init(void);

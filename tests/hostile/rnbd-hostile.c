@@ -2865,8 +2865,8 @@ static void grp_blk(void)
 
 	/* the common header, on a session with --device open rw */
 	{
-		uint16_t types[] = { 0, 4, 5, 0xff, 0x100, 0xffff,
-				     (uint16_t)rnd(6, 0xfffe) };
+		uint16_t types[] = { 0, 5, 6, 0xff, 0x100, 0xffff,
+				     (uint16_t)rnd(7, 0xfffe) };
 		uint8_t vers[] = { 0, 2, 255, (uint8_t)rnd(3, 254) };
 		uint8_t res[] = { 1, 0xff, (uint8_t)rnd(2, 254) };
 
@@ -2880,6 +2880,9 @@ static void grp_blk(void)
 			hdr_case("short header", RNBD_MSG_IO, 1, 0, i, 0);
 		hdr_case("zeros", 0, 0, 0, 512, 0);
 		hdr_case("type OPEN", RNBD_MSG_OPEN, 1, 0, 24, 0);
+		/* INFO is 8 bytes with a read buffer: neither of these */
+		hdr_case("type INFO", RNBD_MSG_INFO, 1, 0, 8, 1);
+		hdr_case("type INFO", RNBD_MSG_INFO, 1, 0, 24, 0);
 		hdr_case("type CLOSE", RNBD_MSG_CLOSE, 1, 0, 24, 0);
 		hdr_case("type IO", RNBD_MSG_IO, 1, 0, 8, 1);
 		hdr_case("type IO", RNBD_MSG_IO, 1, 0, 268, 2);
