@@ -10,6 +10,7 @@ S=${RNBD_TIMEOUT_SCALE:-1}
 kmsg "server-resize-event: start"
 klog() { dmesg | sed -n '/rnbd-test: server-resize-event: start/,$p'; }
 rnbd_setup
+modprobe loop || die "modprobe loop"
 f=/tmp/resize.img
 truncate -s 32M $f
 loop=$(losetup -f --show $f) || die "losetup"
