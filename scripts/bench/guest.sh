@@ -3,12 +3,17 @@
 #
 # Guest side of scripts/bench/run.  One null_blk device (no memory backing,
 # immediate completion) is used three ways in this one boot: locally, through
-# rnbd over rxe loopback and through NVMe-oF RDMA over the same rxe device.
-# Every row of the fio matrix runs on the three targets in turn, REPEAT
-# times.  Then the wire cost per IO (rxe packet counters, a histogram of the
-# packets' opcodes, our transport's WR counters), the raw-verbs ceiling
-# (perftest) and the memory cost.  Raw results go to /job/out; the host's
-# report.py turns them into the table and bench-results.json.
+# rnbd over rxe loopback and through NVMe-oF RDMA over the same rxe device;
+# a fourth target, rnbd2p, is rnbd through a second session with two paths
+# (round-robin) over two addresses of the same rxe device.  The server lets
+# one session at a time open a device read-write (FMODE_EXCL), so rnbd2p
+# maps a twin null_blk device made with the same parameters (null_blk
+# without memory keeps no data: the two are the same device but for the
+# name).  Every row of the fio matrix runs on the four targets in turn,
+# REPEAT times.  Then the wire cost per IO (rxe packet counters, a histogram
+# of the packets' opcodes, our transport's WR counters), the raw-verbs
+# ceiling (perftest) and the memory cost.  Raw results go to /job/out; the
+# host's report.py turns them into the table and bench-results.json.
 #
 # Arguments: REPEAT RUNTIME ROWS...  (RUNTIME 0: the job files' own timing)
 . "$REPO/tests/lib/guest.sh"
@@ -50,6 +55,12 @@ insn_mark() {
 	INSN_SEQ=$((INSN_SEQ + 1))
 }
 
+# sess_of TGT: the rnbd session whose counters a target's runs read (the
+# first session for the targets that have none, as before rnbd2p).
+sess_of() {
+	if [ "$1" = rnbd2p ]; then echo bench2; else echo bench; fi
+}
+
 run_row() {
 	row=$1 tgt=$2 dev=$3 rep=$4
 	job=$FIO_DIR/$row.fio
@@ -61,7 +72,7 @@ run_row() {
 		job=/tmp/row.fio
 	fi
 	kmsg "bench: $row on $tgt ($dev), repeat $rep"
-	counters "$dev" >/tmp/c0
+	counters "$dev" "$(sess_of "$tgt")" >/tmp/c0
 	# run --insn-prof: the symbols the profile's addresses belong to
 	[ ! -e /job/insn-prof.txt ] || [ -e "$OUT/kallsyms.$tgt" ] ||
 		cat /proc/kallsyms >"$OUT/kallsyms.$tgt"
@@ -69,7 +80,7 @@ run_row() {
 	DEV=/dev/$dev fio --output-format=json --output="$out" "$job" ||
 		die "fio $row on $tgt"
 	insn_mark
-	counters "$dev" >/tmp/c1
+	counters "$dev" "$(sess_of "$tgt")" >/tmp/c1
 	[ -z "$INSN_MARK" ] ||
 		echo "$((INSN_SEQ - 1)) $INSN_SEQ ${out#"$OUT"/}" >>"$OUT/insn-marks"
 	# The CPU time and kernel events a row costs, whoever spends them:
@@ -79,37 +90,105 @@ run_row() {
 
 # ---- wire cost ------------------------------------------------------------
 
-# wire TGT DEV KIND BS COUNT: COUNT direct IOs of BS, at queue depth 1.
+# retrans_sum: the rxe device's counters of packets sent again or refused
+# (tests/lib/guest.sh rxe_retrans), summed.
+retrans_sum() {
+	rxe_retrans | tr ' ' '\n' | awk -F= 'NF == 2 { s += $2 } END { print s + 0 }'
+}
+
+# wire TGT DEV KIND BS COUNT: COUNT direct IOs of BS, at queue depth 1.  A
+# loaded host can hold an ACK past rxe's retransmit timeout, and the
+# packets sent again are the host's cost, not the protocol's: a window
+# with any is measured again, up to three times (as the case
+# wire-packets-per-io does); retrans= says what the last one had.
 wire() {
 	tgt=$1 dev=$2 kind=$3 bs=$4 count=$5
 	f=$OUT/wire/$tgt.$kind
 	mkdir -p "$OUT/wire"
-	settle
-	s0=$(cat "$RXE_CNT/sent_pkts") r0=$(cat "$RXE_CNT/rcvd_pkts")
-	w0=$(sess_wrs bench 2>/dev/null)
-	[ -z "$RXE_OPC_EVENT" ] || rxe_opcode_hist_start
-	case $kind in
-	read-*)
-		dd if="/dev/$dev" of=/dev/null bs="$bs" count="$count" iflag=direct \
-			2>/dev/null || die "dd read $tgt" ;;
-	write-*)
-		dd if=/dev/zero of="/dev/$dev" bs="$bs" count="$count" oflag=direct \
-			2>/dev/null || die "dd write $tgt" ;;
-	esac
-	[ -z "$RXE_OPC_EVENT" ] || rxe_opcode_hist_stop "$f.hist"
-	s1=$(cat "$RXE_CNT/sent_pkts") r1=$(cat "$RXE_CNT/rcvd_pkts")
-	w1=$(sess_wrs bench 2>/dev/null)
-	echo "ios=$count sent=$((s1 - s0)) rcvd=$((r1 - r0)) wrs=$((w1 - w0))" >"$f"
+	sess=$(sess_of "$tgt")
+	for try in 1 2 3; do
+		settle
+		x0=$(retrans_sum)
+		s0=$(cat "$RXE_CNT/sent_pkts") r0=$(cat "$RXE_CNT/rcvd_pkts")
+		w0=$(sess_wrs "$sess" 2>/dev/null)
+		p0=$(path_reqs "$sess")
+		[ -z "$RXE_OPC_EVENT" ] || rxe_opcode_hist_start
+		case $kind in
+		read-*)
+			dd if="/dev/$dev" of=/dev/null bs="$bs" count="$count" \
+				iflag=direct 2>/dev/null || die "dd read $tgt" ;;
+		write-*)
+			dd if=/dev/zero of="/dev/$dev" bs="$bs" count="$count" \
+				oflag=direct 2>/dev/null || die "dd write $tgt" ;;
+		esac
+		[ -z "$RXE_OPC_EVENT" ] || rxe_opcode_hist_stop "$f.hist"
+		s1=$(cat "$RXE_CNT/sent_pkts") r1=$(cat "$RXE_CNT/rcvd_pkts")
+		w1=$(sess_wrs "$sess" 2>/dev/null)
+		p1=$(path_reqs "$sess")
+		x1=$(retrans_sum)
+		[ "$x1" != "$x0" ] || break
+		log "wire $tgt $kind: $((x1 - x0)) packets sent again or refused, try $try"
+	done
+	echo "ios=$count sent=$((s1 - s0)) rcvd=$((r1 - r0)) wrs=$((w1 - w0))$(
+		paths_delta "$p0" "$p1") retrans=$((x1 - x0)) tries=$try" >"$f"
 	log "wire $tgt $kind: $(cat "$f")"
 }
 
-# wire_all TGT DEV: rnbd is measured before nvme connects (its keep-alive
-# would add packets); nvme's counts include its keep-alives.
+# path_reqs SESS: the requests (reads + writes, stats/rdma) of each path of
+# a session with more than one path, in the order of their names.
+path_reqs() {
+	set -- /sys/class/rtrs-client/"$1"/paths/*/stats/rdma
+	[ $# -gt 1 ] || return 0
+	cat "$@" | awk '{ printf "%s ", $1 + $3 }'
+}
+
+# paths_delta "A1 A2..." "B1 B2...": " path1=B1-A1 path2=B2-A2..." (nothing
+# for a session with one path).
+paths_delta() {
+	[ -n "$1" ] || return 0
+	echo "$1" "$2" | awk '{ n = NF / 2; for (i = 1; i <= n; i++)
+		printf " path%d=%d", i, $(n + i) - $i }'
+}
+
+# wire_all TGT DEV: rnbd and rnbd2p are measured before nvme connects (its
+# keep-alive would add packets), rnbd2p with the first session up beside it
+# (its heartbeats add packets, as rnbd2p's two paths' do); nvme's counts
+# include its keep-alives.
 wire_all() {
 	wire "$1" "$2" read-4k 4k 2000
 	wire "$1" "$2" write-4k 4k 2000
 	wire "$1" "$2" read-128k 128k 500
 	wire "$1" "$2" write-128k 128k 500
+}
+
+# ---- rnbd2p: a second session with two paths ------------------------------
+
+RXE_ADDR2=10.9.1.1
+SESS2P=/sys/class/rtrs-client/bench2
+
+# map_2p NULLB: map NULLB on session bench2 over two paths, RXE_ADDR and
+# RXE_ADDR2 (both on the rxe netdev: the two loop back through the one rxe
+# device, as in tests/cases/multipath-loopback.sh), round-robin; prints the
+# device's name.
+map_2p() {
+	MAP_ADDR=$RXE_ADDR map_dev bench2 "$1" "path=ip:$RXE_ADDR2@ip:$RXE_ADDR2" ||
+		die "map $1 on two paths"
+	[ "$(ls "$SESS2P/paths" | wc -l)" = 2 ] || die "bench2: $(ls "$SESS2P/paths")"
+	for s in "$SESS2P"/paths/*/state; do
+		[ "$(cat "$s")" = connected ] || die "bench2: $s: $(cat "$s")"
+	done
+	echo round-robin >"$SESS2P/mpath_policy" || die "bench2: mpath_policy"
+}
+
+# unmap_2p DEV: unmap it, and wait until the session is gone on both ends.
+unmap_2p() {
+	unmap_dev "$1" || die "unmap $1"
+	for _ in $(seq 100); do
+		[ -e "$SESS2P" ] || [ "$(ls /sys/class/rtrs-server | wc -l)" -gt 1 ] ||
+			return 0
+		sleep 0.1
+	done
+	die "bench2's session stays after its unmap"
 }
 
 # ---- raw verbs ceiling ----------------------------------------------------
@@ -168,6 +247,27 @@ wire_all rnbd "$DEV_rnbd"
 	dmesg | sed -n 's/.*open: .* queue depth \([0-9]*\), \([0-9]*\) bytes per chunk.*/server_chunks=\1 server_chunk_bytes=\2/p' | tail -1
 } >"$OUT/mem"
 
+# rnbd2p: its memory and wire cost with the first session up (and idle),
+# before nvme connects; then it goes until nvme's are measured too, so
+# that these are as they were before rnbd2p, and comes back for the matrix.
+ip addr add "$RXE_ADDR2/24" dev "$RXE_NETDEV" || die "second address"
+NB2P=$(nullb_create nullb2 4096 memory_backed=0 irqmode=0 \
+	submit_queues="$(nproc)")
+settle
+m6=$(mem_kib)
+kmsg "bench: rnbd2p map"
+DEV_rnbd2p=$(map_2p "$NB2P") || die "map $NB2P on two paths"
+settle
+m7=$(mem_kib)
+wire_all rnbd2p "$DEV_rnbd2p"
+{
+	echo "rnbd2p_session_and_device_kib=$((m6 - m7))"
+	echo "rnbd2p_paths=$(ls "$SESS2P/paths" | wc -l)"
+	echo "rnbd2p_server_opens=$(dmesg | sed -n '/rnbd-test: bench: rnbd2p map/,$p' |
+		grep -c 'open: .* queue depth')"
+} >>"$OUT/mem"
+unmap_2p "$DEV_rnbd2p"
+
 settle
 m4=$(mem_kib)
 nvme_target_setup "$NB"
@@ -185,15 +285,29 @@ sched_none
 			"nr_requests=$(cat "/sys/block/$d/queue/nr_requests")"
 	done
 } >>"$OUT/env"
-cat "$OUT/env" "$OUT/mem"
 wire_all nvme "$DEV_nvme"
 grep -H . "$RXE_CNT"/* >"$OUT/rxe-counters-after"
+DEV_rnbd2p=$(map_2p "$NB2P") || die "map $NB2P on two paths"
+{
+	echo "dev_rnbd2p=$DEV_rnbd2p ($NB2P on session bench2:" \
+		"$(ls "$SESS2P/paths" | tr '\n' ' ')$(cat "$SESS2P/mpath_policy"))"
+	d=$DEV_rnbd2p
+	echo "$d: scheduler=$(cat "/sys/block/$d/queue/scheduler")" \
+		"max_sectors_kb=$(cat "/sys/block/$d/queue/max_sectors_kb")" \
+		"nr_requests=$(cat "/sys/block/$d/queue/nr_requests")"
+} >>"$OUT/env"
+sched_none
+cat "$OUT/env" "$OUT/mem"
 
 # The order of the targets rotates from one repeat to the next, so that
-# none of them always runs first (or right after the local run).
-ORDERS="local rnbd nvme:rnbd nvme local:nvme local rnbd"
+# none of them always runs first (or right after the local run): in four
+# repeats each of the four runs once in each position.  Leave rnbd2p out
+# and the first four repeats' orders are those of the three targets before
+# it (local rnbd nvme, rnbd nvme local, nvme local rnbd, local rnbd nvme);
+# rnbd2p runs right after nvme.
+ORDERS="local rnbd nvme rnbd2p:rnbd nvme rnbd2p local:nvme rnbd2p local rnbd:rnbd2p local rnbd nvme"
 for rep in $(seq "$REPEAT"); do
-	order=$(echo "$ORDERS" | cut -d: -f$(( (rep - 1) % 3 + 1 )))
+	order=$(echo "$ORDERS" | cut -d: -f$(( (rep - 1) % 4 + 1 )))
 	for row in $ROWS; do
 		for tgt in $order; do
 			run_row "$row" "$tgt" "$(eval echo "\$DEV_$tgt")" "$rep"
@@ -205,6 +319,7 @@ done
 [ "$(nproc)" -lt 2 ] || raw_all
 
 nvme disconnect -n "$NQN" >/dev/null || die "nvme disconnect"
+unmap_dev "$DEV_rnbd2p" || die "unmap $DEV_rnbd2p"
 unmap_dev "$DEV_rnbd" || die "unmap $DEV_rnbd"
 unload_rnbd
 rxe_opcode_probe_remove

@@ -14,7 +14,11 @@ import re
 import statistics
 import sys
 
-TARGETS = ("local", "rnbd", "nvme")
+# rnbd2p: rnbd through a session of two paths (round-robin); results of
+# before it have none, and are reported without it.
+TARGETS = ("local", "rnbd", "rnbd2p", "nvme")
+OPTIONAL = ("rnbd2p",)
+RNBD = ("rnbd", "rnbd2p")
 
 # InfiniBand RC opcodes (BTH), as rxe sends them.
 OPCODES = {
@@ -106,6 +110,11 @@ def insn_deltas(out):
     return res
 
 
+def targets_of(m):
+    """The targets of TARGETS that every row of matrix @m has."""
+    return tuple(t for t in TARGETS if all(t in r for r in m.values()))
+
+
 def per_io(path, iops, cpus, insns=None):
     """CPU time (us) and kernel events per IO over a fio run, from the
     guest's counters around it: the busy share of all CPUs' time, and each
@@ -129,6 +138,12 @@ def per_io(path, iops, cpus, insns=None):
             res[k + "_per_io"] = c[k] / ios
     if c.get("rnbd_requests"):
         res["client_wrs_per_request"] = c["rnbd_wrs"] / c["rnbd_requests"]
+    # a session of several paths: each path's share of the requests
+    paths = [c[k] for k in sorted(c) if re.fullmatch(r"rnbd_path\d+_requests",
+                                                     k)]
+    if sum(paths):
+        for i, v in enumerate(paths, 1):
+            res[f"path{i}_request_share"] = v / sum(paths)
     return res
 
 
@@ -153,19 +168,24 @@ def matrix(out, cpus):
         res[row] = {t: {k: summarize(v) for k, v in s.items()}
                     for t, s in tgts.items()}
         for t in TARGETS:
-            if t not in res[row]:
+            if t not in res[row] and t not in OPTIONAL:
                 sys.exit(f"report: row {row} has no result for {t}")
-        med = {t: res[row][t]["iops"]["median"] for t in TARGETS}
+    targets = targets_of(res)
+    for row in res:
+        med = {t: res[row][t]["iops"]["median"] for t in targets}
         res[row]["rnbd/nvme"] = med["rnbd"] / med["nvme"]
         res[row]["rnbd/local"] = med["rnbd"] / med["local"]
-        if all("cpu_us_per_io" in res[row][t] for t in TARGETS):
-            res[row]["cpu rnbd/nvme"] = (
-                res[row]["rnbd"]["cpu_us_per_io"]["median"] /
-                res[row]["nvme"]["cpu_us_per_io"]["median"])
-        if all("kinsn_per_io" in res[row][t] for t in TARGETS):
-            res[row]["insn rnbd/nvme"] = (
-                res[row]["rnbd"]["kinsn_per_io"]["median"] /
-                res[row]["nvme"]["kinsn_per_io"]["median"])
+        if "rnbd2p" in targets:
+            res[row]["rnbd2p/nvme"] = med["rnbd2p"] / med["nvme"]
+            res[row]["rnbd2p/rnbd"] = med["rnbd2p"] / med["rnbd"]
+        for key, what in (("cpu_us_per_io", "cpu"), ("kinsn_per_io", "insn")):
+            if not all(key in res[row][t] for t in targets):
+                continue
+            for t in RNBD:
+                if t in targets:
+                    res[row][f"{what} {t}/nvme"] = (
+                        res[row][t][key]["median"] /
+                        res[row]["nvme"][key]["median"])
     # instructions per IO of a two-job row against its one-job row
     for row in res:
         one = row[:-len("-2j")]
@@ -173,7 +193,7 @@ def matrix(out, cpus):
                 "insn rnbd/nvme" in res.get(one, {})):
             res[row]["insn 2j/1j"] = {
                 t: res[row][t]["kinsn_per_io"]["median"] /
-                res[one][t]["kinsn_per_io"]["median"] for t in TARGETS}
+                res[one][t]["kinsn_per_io"]["median"] for t in targets}
     return res
 
 
@@ -202,8 +222,16 @@ def wire(out):
         ios = c["ios"]
         ent = {"ios": ios, "pkts_sent_per_io": c["sent"] / ios,
                "pkts_rcvd_per_io": c["rcvd"] / ios}
-        if tgt == "rnbd":
+        if tgt in RNBD:
             ent["client_wrs_per_io"] = c["wrs"] / ios
+        paths = [c[k] for k in sorted(c) if re.fullmatch(r"path\d+", k)]
+        if paths:
+            ent["path_requests_per_io"] = [v / ios for v in paths]
+        # the rxe counters of packets sent again or refused, in the last of
+        # up to three windows
+        if "retrans" in c:
+            ent["retrans"] = c["retrans"]
+            ent["tries"] = c["tries"]
         ops = hist_file(os.path.join(wdir, name + ".hist"))
         if ops is not None:
             ent["opcodes_per_io"] = {OPCODES.get(k, hex(k)): v / ios
@@ -217,7 +245,46 @@ def wire(out):
                                          k != HEARTBEAT) / ios
             ent["rdma_reads_per_io"] = ops.get(READ_REQ, 0) / ios
             ent["hist_total_matches_counter"] = sum(ops.values()) == c["sent"]
+            # The histogram's packets less the heartbeats (each a
+            # SEND_ONLY_IMM and its ACK): the IOs' own packets.  Not the
+            # counter's: it is read outside the histogram's window, and
+            # removing the trigger can take seconds on a loaded host, seconds
+            # of heartbeats (more with more paths) the histogram never sees.
+            ent["data_pkts_per_io"] = (sum(ops.values()) -
+                                       2 * ops.get(HEARTBEAT, 0)) / ios
         res.setdefault(tgt, {})[kind] = ent
+    return res
+
+
+WIRE_KINDS = ("read-4k", "write-4k", "read-128k", "write-128k")
+
+
+def wire_2p(w):
+    """rnbd2p's wire cost per IO against rnbd's, kind by kind: the same
+    packets (heartbeats left out: the two-path session has two, and the
+    first session's runs beside it), messages, RDMA READs and client WRs.
+    Without opcode histograms, the packet counters' (heartbeats in)."""
+    res = {}
+    for kind in WIRE_KINDS:
+        a = w.get("rnbd", {}).get(kind)
+        b = w.get("rnbd2p", {}).get(kind)
+        if not a or not b:
+            continue
+        key = ("data_pkts_per_io"
+               if "data_pkts_per_io" in a and "data_pkts_per_io" in b
+               else "pkts_sent_per_io")
+        if a.get("retrans") or b.get("retrans"):
+            # packets sent again: the host's cost, not comparable
+            res[kind] = {"pkts": key, "rnbd": a[key], "rnbd2p": b[key],
+                         "same": None}
+            continue
+        same = round(a[key], 2) == round(b[key], 2)
+        for k in ("messages_per_io", "rdma_reads_per_io",
+                  "client_wrs_per_io"):
+            if k in a and k in b:
+                same = same and round(a[k], 2) == round(b[k], 2)
+        res[kind] = {"pkts": key, "rnbd": a[key], "rnbd2p": b[key],
+                     "same": same}
     return res
 
 
@@ -258,14 +325,17 @@ def raw(out):
     return res
 
 
-def fmt_row(name, r):
+def fmt_row(name, r, targets):
     parts = [f"{name:22}"]
-    for t in TARGETS:
+    for t in targets:
         s = r[t]
         parts.append(f"{s['iops']['median']:9.0f} {s['bw_mib']['median']:7.1f}"
                      f" {s['lat_mean_us']['median']:7.0f}"
                      f" {s['lat_p99_us']['median']:7.0f}")
-    parts.append(f"{r['rnbd/nvme']:5.2f} {r['rnbd/local']:5.2f}")
+    ratios = f"{r['rnbd/nvme']:5.2f}"
+    if "rnbd2p/nvme" in r:
+        ratios += f"  {r['rnbd2p/nvme']:5.2f}"
+    parts.append(f"{ratios} {r['rnbd/local']:5.2f}")
     return " |".join(parts)
 
 
@@ -276,7 +346,10 @@ def main():
     res = {"env": env, "matrix": matrix(out, env.get("cpus", 1)),
            "wire": wire(out),
            "raw": raw(out), "memory": mem}
+    res["wire rnbd2p/rnbd"] = wire_2p(res["wire"])
     m = res["matrix"]
+    targets = targets_of(m)
+    two = "rnbd2p" in targets
     reps = len(os.listdir(os.path.join(out, "fio")))
 
     clock = ("TCG"
@@ -286,38 +359,52 @@ def main():
           f" vCPU(s) ({clock}), rxe MTU {env.get('mtu')}, {reps} repeat(s),"
           " medians")
     hdr = " |".join([f"{'row':22}"] + [f"{t:>9} {'MiB/s':>7} {'mean':>7}"
-                                       f" {'p99':>7}" for t in TARGETS]
-                    + ["r/nvme r/loc"])
+                                       f" {'p99':>7}" for t in targets]
+                    + ["r/nvme 2p/nvme r/loc" if two else "r/nvme r/loc"])
     print(hdr)
-    print("  (per target: IOPS, MiB/s, mean and p99 completion latency in us)")
+    print("  (per target: IOPS, MiB/s, mean and p99 completion latency in us"
+          + ("; rnbd2p: two paths,\n  round-robin; r/nvme rnbd/nvme,"
+             " 2p/nvme rnbd2p/nvme, r/loc rnbd/local)" if two else ")"))
     for name in sorted(m):
-        print(fmt_row(name, m[name]))
+        print(fmt_row(name, m[name], targets))
     if reps > 1:
         print("\nspread of IOPS across repeats (min/median/max):")
         for name in sorted(m):
             print(f"  {name:22} " + "  ".join(
                 f"{t} {m[name][t]['iops']['min']:.0f}/"
                 f"{m[name][t]['iops']['median']:.0f}/"
-                f"{m[name][t]['iops']['max']:.0f}" for t in TARGETS))
+                f"{m[name][t]['iops']['max']:.0f}" for t in targets))
 
     cpu = [n for n in sorted(m) if "cpu rnbd/nvme" in m[n]]
+    rnbd_t = tuple(t for t in RNBD if t in targets)
     if cpu:
         print("\nCPU time per IO, all vCPUs (us, medians; rnbd/nvme below 1"
-              " is cheaper), context switches per IO (local/rnbd/nvme),"
-              "\nRDMA packets per IO (rnbd/nvme) and rnbd client WRs per"
-              " request:")
+              " is cheaper), context switches per IO (" + "/".join(targets)
+              + "),\nRDMA packets per IO (" + "/".join(rnbd_t + ("nvme",))
+              + ") and rnbd client WRs per request"
+              + (" (rnbd/rnbd2p); rnbd2p's requests by path (%)"
+                 if two else "") + ":")
         for name in cpu:
             med = {t: {k: v["median"] for k, v in m[name][t].items()}
-                   for t in TARGETS}
-            print(f"  {name:22} " + "  ".join(
-                f"{t} {med[t]['cpu_us_per_io']:6.1f}" for t in TARGETS)
-                + f"  rnbd/nvme {m[name]['cpu rnbd/nvme']:.2f}  ctxt "
-                + "/".join(f"{med[t].get('ctxt_per_io', 0):.2f}"
-                           for t in TARGETS)
+                   for t in targets}
+            line = (f"  {name:22} " + "  ".join(
+                f"{t} {med[t]['cpu_us_per_io']:6.1f}" for t in targets)
+                + "  " + " ".join(f"{t}/nvme {m[name][f'cpu {t}/nvme']:.2f}"
+                                  for t in rnbd_t)
+                + "  ctxt " + "/".join(f"{med[t].get('ctxt_per_io', 0):.2f}"
+                                       for t in targets)
                 + "  pkts " + "/".join(
                     f"{med[t].get('rxe_pkts_per_io', 0):.2f}"
-                    for t in ("rnbd", "nvme"))
-                + f"  WRs {med['rnbd'].get('client_wrs_per_request', 0):.2f}")
+                    for t in rnbd_t + ("nvme",))
+                + "  WRs " + "/".join(
+                    f"{med[t].get('client_wrs_per_request', 0):.2f}"
+                    for t in rnbd_t))
+            if two:
+                shares = [med["rnbd2p"][k] for k in sorted(med["rnbd2p"])
+                          if re.fullmatch(r"path\d+_request_share", k)]
+                line += "  paths " + "/".join(f"{100 * v:.0f}"
+                                              for v in shares)
+            print(line)
 
     ins = [n for n in sorted(m) if "insn rnbd/nvme" in m[n]]
     if ins:
@@ -326,14 +413,16 @@ def main():
               " and 2-job/1-job QD32 (below 1: the second CPU\nmade each IO"
               " cheaper):")
         for name in ins:
-            med = {t: m[name][t]["kinsn_per_io"]["median"] for t in TARGETS}
+            med = {t: m[name][t]["kinsn_per_io"]["median"] for t in targets}
             line = (f"  {name:22} " + "  ".join(
-                f"{t} {med[t]:7.1f}" for t in TARGETS)
-                + f"  rnbd/nvme {m[name]['insn rnbd/nvme']:.2f}")
+                f"{t} {med[t]:7.1f}" for t in targets)
+                + "  " + " ".join(f"{t}/nvme {m[name][f'insn {t}/nvme']:.2f}"
+                                  for t in rnbd_t))
             if "insn 2j/1j" in m[name]:
                 line += "  2j/1j " + "/".join(
                     f"{m[name]['insn 2j/1j'][t]:.2f}"
-                    for t in ("rnbd", "nvme")) + " (rnbd/nvme)"
+                    for t in rnbd_t + ("nvme",)) + " (" + "/".join(
+                        rnbd_t + ("nvme",)) + ")"
             print(line)
 
     w = res["wire"]
@@ -342,19 +431,34 @@ def main():
               " received once):")
         print(f"  {'kind':11} {'target':6} {'pkts':>7} {'msgs':>5}"
               f" {'reads':>5} {'WRs':>5}  opcodes")
-        for tgt in ("rnbd", "nvme"):
-            for kind in ("read-4k", "write-4k", "read-128k", "write-128k"):
+        for tgt in ("rnbd", "rnbd2p", "nvme"):
+            for kind in WIRE_KINDS:
                 e = w.get(tgt, {}).get(kind)
                 if not e:
                     continue
                 ops = " ".join(f"{k}:{v:g}" for k, v in
                                e.get("opcodes_per_io", {}).items())
+                if "path_requests_per_io" in e:
+                    ops += "  (requests by path: " + "/".join(
+                        f"{v:g}" for v in e["path_requests_per_io"]) + ")"
+                if e.get("retrans"):
+                    ops += (f"  ({e['retrans']} sent again or refused,"
+                            f" {e['tries']} tries)")
                 wrs = e.get("client_wrs_per_io")
                 print(f"  {kind:11} {tgt:6} {e['pkts_sent_per_io']:7.2f}"
                       f" {e.get('messages_per_io', float('nan')):5.2f}"
                       f" {e.get('rdma_reads_per_io', float('nan')):5.2f}"
                       f" {wrs if wrs is not None else float('nan'):5.2f}"
                       f"  {ops}")
+        w2 = res["wire rnbd2p/rnbd"]
+        if w2:
+            print("  rnbd/rnbd2p packets per IO less heartbeats (opcode"
+                  " histogram less each SEND_ONLY_IMM\n  and its ACK), with"
+                  " msgs, reads and WRs equal or not:\n    " + "  ".join(
+                      f"{k} {v['rnbd']:.2f}/{v['rnbd2p']:.2f} " +
+                      {True: "same", False: "DIFFERENT",
+                       None: "(packets sent again)"}[v["same"]]
+                      for k, v in w2.items()))
 
     rw = res["raw"]
     if rw.get("4096") or rw.get("131072"):
@@ -401,11 +505,21 @@ def main():
             print(f"  server, pinned per session: {mem['server_chunks']}"
                   f" chunks x {mem['server_chunk_bytes']} B ="
                   f" {pinned // 1024} KiB")
+        if "server_chunks" in mem and mem.get("rnbd2p_server_opens"):
+            n = mem["rnbd2p_server_opens"]
+            pinned = n * mem["server_chunks"] * mem["server_chunk_bytes"]
+            res["memory"]["rnbd2p_server_pinned_kib"] = pinned // 1024
+            print(f"  server, pinned by rnbd2p's session ({n} paths, chunks"
+                  f" per path): {pinned // 1024} KiB")
         for k in ("rnbd_session_and_device_kib", "rnbd_extra_device_kib",
+                  "rnbd2p_session_and_device_kib",
                   "nvme_connection_and_device_kib"):
             if k in mem:
-                print(f"  {k.replace('_kib', '').replace('_', ' ')}:"
-                      f" {mem[k]} KiB (MemAvailable drop)")
+                what = k.replace('_kib', '').replace('_', ' ')
+                if k.startswith("rnbd2p"):
+                    what = (f"rnbd2p session ({mem.get('rnbd2p_paths')} paths,"
+                            " modules loaded) and device")
+                print(f"  {what}: {mem[k]} KiB (MemAvailable drop)")
 
     bar = check_bar(res)
     res["bar"] = bar
@@ -430,6 +544,18 @@ def check_bar(res):
         items.append({"what": f"rnbd {kind}: exactly 2 messages, no RDMA READ"
                       f" (measured {e.get('messages_per_io')} messages,"
                       f" {e.get('rdma_reads_per_io')} reads)", "ok": ok})
+    w2 = res.get("wire rnbd2p/rnbd")
+    if w2:
+        diff = [k for k, v in w2.items() if v["same"] is False]
+        again = [k for k, v in w2.items() if v["same"] is None]
+        items.append({"what": "rnbd2p (two paths) wire cost per IO = rnbd's:"
+                      " packets less heartbeats, messages, RDMA READs, WRs"
+                      " (" + ", ".join(f"{v['rnbd2p']:.2f}"
+                                       for v in w2.values()) + ")"
+                      + (f" (differ: {', '.join(diff)})" if diff else "")
+                      + (f" (not compared, packets sent again: "
+                         f"{', '.join(again)})" if again else ""),
+                      "ok": not diff})
     a = w.get("rnbd", {}).get("read-4k", {}).get("messages_per_io")
     b = w.get("nvme", {}).get("read-4k", {}).get("messages_per_io")
     items.append({"what": f"4k read messages: rnbd {a} <= nvme {b}",

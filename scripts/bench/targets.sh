@@ -54,12 +54,15 @@ sched_none() {
 	return 0
 }
 
-# counters [DEV]: one "name value" per line, all monotonic.  A counter
-# missing from either side of a delta (the rnbd session before it is
-# mapped) is left out of it.  With DEV, also the IOs the block device
+# counters [DEV [SESS]]: one "name value" per line, all monotonic.  A
+# counter missing from either side of a delta (the rnbd session before it
+# is mapped) is left out of it.  With DEV, also the IOs the block device
 # completed (reads and writes, /proc/diskstats); a multipath NVMe disk
 # counts none itself, its path disks nvmeXcZnY (hidden, still listed) do.
+# The rnbd counters are session SESS's (default bench); for a session of
+# several paths also each path's requests (rnbd_path1_requests...).
 counters() {
+	_sess=${2:-bench}
 	[ -z "${1:-}" ] || awk -v re="^$(echo "$1" |
 		sed -E 's/^(nvme[0-9]+)(n[0-9]+)$/\1(c[0-9]+)?\2/')\$" \
 		'$3 ~ re { n += $4 + $8 } END { print "dev_ios", n + 0 }' \
@@ -76,9 +79,11 @@ counters() {
 	# RDMA packets (loopback: each is sent and received once), and the
 	# rnbd client's requests and work requests while it is mapped
 	echo "rxe_pkts $(cat "$RXE_CNT/sent_pkts")"
-	if [ -d /sys/class/rtrs-client/bench ]; then
-		echo "rnbd_requests $(sess_sum bench requests)"
-		echo "rnbd_wrs $(sess_sum bench wrs_posted)"
+	if [ -d "/sys/class/rtrs-client/$_sess" ]; then
+		echo "rnbd_requests $(sess_sum "$_sess" requests)"
+		echo "rnbd_wrs $(sess_sum "$_sess" wrs_posted)"
+		set -- "/sys/class/rtrs-client/$_sess"/paths/*/stats/rdma
+		[ $# -lt 2 ] || awk '{ print "rnbd_path" NR "_requests", $1 + $3 }' "$@"
 	fi
 }
 
