@@ -59,10 +59,10 @@ expect_eq "maps in the kernel log" "$(maps_logged)" 2
 
 # ---- a second run changes nothing -----------------------------------------
 ctl 2 --json map-all --tab "$tab"
-json 'd["version"]' 1
-json '[(r["line"], r["result"], r["devname"]) for r in d["results"] if r["result"] != "failed"]' \
-	"[(2, 'unchanged', '$dev1'), (3, 'unchanged', '$dev2'), (4, 'duplicate', None), (6, 'skipped', None)]"
-json '[(r["line"], r["errno"], r["exit_code"]) for r in d["results"] if r["result"] == "failed"]' \
+json 'd["version"]' 1 \
+	'[(r["line"], r["result"], r["devname"]) for r in d["results"] if r["result"] != "failed"]' \
+	"[(2, 'unchanged', '$dev1'), (3, 'unchanged', '$dev2'), (4, 'duplicate', None), (6, 'skipped', None)]" \
+	'[(r["line"], r["errno"], r["exit_code"]) for r in d["results"] if r["result"] == "failed"]' \
 	"[(7, 'ECONNREFUSED', 5), (8, 'ENOENT', 6), (9, None, 8), (10, None, 8)]"
 expect_eq "devices after the second run" "$(rnbd_devs)" "$mapped"
 expect_eq "sessions after the second run" "$(ls /sys/class/rtrs-client)" boot1

@@ -20,8 +20,7 @@ ctl 9 map -s s1 -p "ip:$A" /dev/nullb1
 err_has "the rnbd client is not loaded"
 err_has "modprobe rnbd_client"
 ctl 0 --json version
-json 'd["version"]' 1
-json 'd["modules"]["rnbd_client"]' False
+json 'd["version"]' 1 'd["modules"]["rnbd_client"]' False
 ctl 1 map /dev/nullb1
 err_has "the following arguments are required: -s/--session"
 ctl 1 frobnicate
@@ -45,11 +44,11 @@ expect_eq "map prints" "$(cat /tmp/ctl.out)" "/dev/$dev1"
 expect_eq "$dev1 session" "$(cat "/sys/block/$dev1/rnbd/session")" "$S"
 expect_eq "$dev1 mapping_path" "$(cat "/sys/block/$dev1/rnbd/mapping_path")" "$nb1"
 ctl 0 --json map -s "$S" --ro "$nb2"
-json 'd["version"]' 1
-json '[(r["result"], r["sessname"], r["mapping_path"], r["error"], r["exit_code"]) for r in d["results"]]' \
-	"[('mapped', '$S', '$nb2', None, 0)]"
 dev2=$(jget 'd["imports"][0]["devname"]')
-expect_eq "json devname" "$(jget 'd["results"][0]["devname"]')" "$dev2"
+json 'd["version"]' 1 \
+	'[(r["result"], r["sessname"], r["mapping_path"], r["error"], r["exit_code"]) for r in d["results"]]' \
+	"[('mapped', '$S', '$nb2', None, 0)]" \
+	'd["results"][0]["devname"]' "$dev2"
 expect_eq "$dev2 access_mode" "$(cat "/sys/block/$dev2/rnbd/access_mode")" ro
 expect_eq "$dev2 ro" "$(cat "/sys/block/$dev2/ro")" 1
 expect_eq "sessions" "$(ls /sys/class/rtrs-client)" "$S"
@@ -66,8 +65,7 @@ expect_eq "list, $dev1" "$(awk -v d="$dev1" '$1 == d { print $2, $3, $4, $5, $6,
 expect_eq "list, $dev2" "$(awk -v d="$dev2" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
 	"$S $nb2 ro open 8.0 MiB"
 ctl 0 list --json
-json 'd["version"]' 1
-json 'sorted(x["devname"] for x in d["imports"])' "$(python3 -c "print(sorted(['$dev1', '$dev2']))")"
+json 'd["version"]' 1 "sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2'])" True
 # field by field, against sysfs and what was mapped
 for dev in "$dev1" "$dev2"; do
 	b=/sys/block/$dev
@@ -78,12 +76,12 @@ for dev in "$dev1" "$dev2"; do
 	esac
 	JX="[i for i in d['imports'] if i['devname'] == '$dev'][0]"
 	json "(x['devpath'], x['sessname'], x['mapping_path'], x['access_mode'], x['ro'])" \
-		"('/dev/$dev', '$S', $want)"
-	json "x['mapping_path'] == '$(cat "$b/rnbd/mapping_path")'" True
-	json "x['access_mode'] == '$(cat "$b/rnbd/access_mode")'" True
-	json "(x['state'], x['direction'])" "('$(cat "$b/rnbd/state")', 'import')"
-	json "x['size_bytes']" $(($(cat "$b/size") * 512))
-	json "(x['rx_sect'], x['tx_sect'])" "($rs, $ws)"
+		"('/dev/$dev', '$S', $want)" \
+		"x['mapping_path'] == '$(cat "$b/rnbd/mapping_path")'" True \
+		"x['access_mode'] == '$(cat "$b/rnbd/access_mode")'" True \
+		"(x['state'], x['direction'])" "('$(cat "$b/rnbd/state")', 'import')" \
+		"x['size_bytes']" $(($(cat "$b/size") * 512)) \
+		"(x['rx_sect'], x['tx_sect'])" "($rs, $ws)"
 done
 JX="[i for i in d['imports'] if i['devname'] == '$dev1'][0]"
 json "(x['size_bytes'], x['rx_sect'] >= 4096, x['tx_sect'] >= 2048)" "(16777216, True, True)"
@@ -95,53 +93,50 @@ pname=$(ls "$P")
 read -r _ rb _ wb inf _ <"$P/$pname/stats/rdma"
 ssess=$(ls /sys/class/rtrs-server)
 ctl 0 show --json
-json 'd["version"]' 1
-json 'len(d["imports"])' 2
-JX='d["outgoing sessions"]'
-json "len(x)" 1
 JX='d["outgoing sessions"][0]'
-json "[x[k] for k in ('sessname', 'direction', 'state', 'path_cnt', 'act_path_cnt', 'path_uu', 'mp', 'mp_short')]" \
-	"['$S', 'outgoing', 'connected', 1, 1, 'U', 'round-robin', 'RR']"
-json "(x['rx_bytes'], x['tx_bytes'], x['inflights'], x['reconnects'])" "($rb, $wb, $inf, 0)"
-json "x['rx_bytes'] >= 2097152 and x['tx_bytes'] >= 1048576" True
+json 'd["version"]' 1 'len(d["imports"])' 2 'len(d["outgoing sessions"])' 1 \
+	"[x[k] for k in ('sessname', 'direction', 'state', 'path_cnt', 'act_path_cnt', 'path_uu', 'mp', 'mp_short')]" \
+	"['$S', 'outgoing', 'connected', 1, 1, 'U', 'round-robin', 'RR']" \
+	"(x['rx_bytes'], x['tx_bytes'], x['inflights'], x['reconnects'])" "($rb, $wb, $inf, 0)" \
+	"x['rx_bytes'] >= 2097152 and x['tx_bytes'] >= 1048576" True
 JX='d["outgoing sessions"][0]["paths"][0]'
 json "[x[k] for k in ('pathname', 'src_addr', 'dst_addr', 'hca_name', 'hca_port', 'state', 'direction')]" \
-	"['$pname', '$(cat "$P/$pname/src_addr")', 'ip:$A', '$(cat "$P/$pname/hca_name")', $(cat "$P/$pname/hca_port"), '$(cat "$P/$pname/state")', 'outgoing']"
-json "(x['hca_name'], x['hca_port'], x['rx_bytes'], x['tx_bytes'])" "('$RXE_DEV', 1, $rb, $wb)"
+	"['$pname', '$(cat "$P/$pname/src_addr")', 'ip:$A', '$(cat "$P/$pname/hca_name")', $(cat "$P/$pname/hca_port"), '$(cat "$P/$pname/state")', 'outgoing']" \
+	"(x['hca_name'], x['hca_port'], x['rx_bytes'], x['tx_bytes'])" "('$RXE_DEV', 1, $rb, $wb)"
 # the server side of the same guest
 JX='d["exports"]'
-json "sorted((e['devname'], e['devpath'], e['sessname'], e['mapping_path'], e['access_mode'], e['ro'], e['direction']) for e in x)" \
-	"$(python3 -c "print(sorted([('nullb1', '/dev/nullb1', '$ssess', '$nb1', 'rw', False, 'export'), ('nullb2', '/dev/nullb2', '$ssess', '$nb2', 'ro', True, 'export')]))")"
+checks=("sorted((e['devname'], e['devpath'], e['sessname'], e['mapping_path'], e['access_mode'], e['ro'], e['direction']) for e in x) == sorted([('nullb1', '/dev/nullb1', '$ssess', '$nb1', 'rw', False, 'export'), ('nullb2', '/dev/nullb2', '$ssess', '$nb2', 'ro', True, 'export')])" True)
 for b in nullb1 nullb2; do
 	sd=/sys/class/rnbd-server/ctl/devices/$b/sessions/$ssess
 	ro=False
 	[ "$(cat "$sd/read_only")" = 1 ] && ro=True
-	json "[(e['mapping_path'], e['access_mode'], e['ro']) for e in x if e['devname'] == '$b']" \
-		"[('$(cat "$sd/mapping_path")', '$(cat "$sd/access_mode")', $ro)]"
+	checks+=("[(e['mapping_path'], e['access_mode'], e['ro']) for e in x if e['devname'] == '$b']"
+		"[('$(cat "$sd/mapping_path")', '$(cat "$sd/access_mode")', $ro)]")
 done
+json "${checks[@]}"
 sp=/sys/class/rtrs-server/$ssess/paths
 spname=$(ls "$sp")
 read -r _ srb _ swb _ <"$sp/$spname/stats/rdma"
 JX='d["incoming sessions"][0]'
 json "[x[k] for k in ('sessname', 'direction', 'state', 'path_cnt', 'act_path_cnt')]" \
-	"['$ssess', 'incoming', 'connected', 1, 1]"
-json "(x['paths'][0]['pathname'], x['paths'][0]['src_addr'], x['paths'][0]['dst_addr'])" \
-	"('$spname', '$(cat "$P/$pname/src_addr")', 'ip:$A')"
-json "(x['tx_bytes'], x['rx_bytes'])" "($srb, $swb)"
-json "x['tx_bytes'] >= 2097152 and x['rx_bytes'] >= 1048576" True
-json 'len(d["incoming sessions"])' 1
+	"['$ssess', 'incoming', 'connected', 1, 1]" \
+	"(x['paths'][0]['pathname'], x['paths'][0]['src_addr'], x['paths'][0]['dst_addr'])" \
+	"('$spname', '$(cat "$P/$pname/src_addr")', 'ip:$A')" \
+	"(x['tx_bytes'], x['rx_bytes'])" "($srb, $swb)" \
+	"x['tx_bytes'] >= 2097152 and x['rx_bytes'] >= 1048576" True \
+	'len(d["incoming sessions"])' 1
 JX=
 ctl 0 show
 out_has "session $S (outgoing): connected, 1/1 paths connected policy round-robin"
 out_has "session $ssess (incoming): connected, 1/1 paths connected"
 out_has "  path $pname: connected, $RXE_DEV port 1"
 ctl 0 show "/dev/$dev2" --json
-json '[(x["devname"], x["mapping_path"]) for x in d["imports"]]' "[('$dev2', '$nb2')]"
-json '"outgoing sessions" in d' False
+json '[(x["devname"], x["mapping_path"]) for x in d["imports"]]' "[('$dev2', '$nb2')]" \
+	'"outgoing sessions" in d' False
 ctl 0 show "$S" --json
-json '[x["sessname"] for x in d["outgoing sessions"]]' "['$S']"
-json 'sorted(x["devname"] for x in d["imports"])' "$(python3 -c "print(sorted(['$dev1', '$dev2']))")"
-json '"exports" in d' False
+json '[x["sessname"] for x in d["outgoing sessions"]]' "['$S']" \
+	"sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2'])" True \
+	'"exports" in d' False
 ctl 0 show "$ssess" --json
 json '([x["sessname"] for x in d["incoming sessions"]], len(d["exports"]))' "(['$ssess'], 2)"
 ctl 3 show no-such-session
@@ -158,8 +153,8 @@ ctl 6 map -s "$S" /dev/does-not-exist
 err_has "no such device on the server: /dev/does-not-exist"
 ctl 6 --json map -s "$S" /dev/does-not-exist
 json '[(r["result"], r["errno"], r["exit_code"], r["devname"]) for r in d["results"]]' \
-	"[('failed', 'ENOENT', 6, None)]"
-json 'd["results"][0]["error"].startswith("no such device on the server")' True
+	"[('failed', 'ENOENT', 6, None)]" \
+	'd["results"][0]["error"].startswith("no such device on the server")' True
 ctl 4 map -s ctl-other -p "ip:$A" "$nb1"
 err_has "$nb1 is busy on the server"
 ctl 5 map -s ctl-bad -p "ip:$A" --port 4444 "$nb1"

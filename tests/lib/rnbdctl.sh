@@ -38,9 +38,22 @@ print(eval(sys.argv[1], {"d": d, "x": x}))' "$1" "${JX:-d}" ||
 		die "not JSON, or no $1 (x: ${JX:-d}): $(cat /tmp/ctl.out)"
 }
 
-# json EXPR EXPECTED: jget EXPR prints EXPECTED.
+# json EXPR EXPECTED [EXPR EXPECTED]...: jget EXPR prints EXPECTED, for
+# each pair (one python3 for them all: it starts slowly in the guest).
 json() {
-	expect_eq "json $1" "$(jget "$1")" "$2"
+	python3 - "${JX:-d}" "$@" <<'EOF' || die "rnbdctl's JSON (x: ${JX:-d}): $(cat /tmp/ctl.out)"
+import json, sys
+d = json.load(open("/tmp/ctl.out"))
+x = eval(sys.argv[1], {"d": d})
+bad = len(sys.argv) % 2
+for expr, want in zip(sys.argv[2::2], sys.argv[3::2]):
+    got = str(eval(expr, {"d": d, "x": x}))
+    print("# json %s: %s" % (expr, got))
+    if got != want:
+        print("FAIL: json %s: got '%s', expected '%s'" % (expr, got, want))
+        bad = 1
+sys.exit(bad)
+EOF
 }
 
 # rnbd_devs: "NAME SESSION MAPPING_PATH ACCESS_MODE" of every mapped
