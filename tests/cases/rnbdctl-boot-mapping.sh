@@ -10,7 +10,7 @@
 #       hand alone; mapped again, the file system's data is intact;
 #       unmap-all --all
 # boot: shared
-# timeout: 200
+# timeout: 300
 . "$REPO/tests/lib/rnbdctl.sh"
 A=$RXE_ADDR
 nb1=$(nullb_create nullb1 32)
@@ -74,8 +74,6 @@ ctl 0 map-all --tab /tmp/rnbdtab.nofail
 out_has "/tmp/rnbdtab.nofail:1: boot1 $nb1: already mapped as $dev1"
 err_has "/tmp/rnbdtab.nofail:2: boot1 /dev/no-such-disk: no such device on the server: /dev/no-such-disk"
 err_has "(nofail)"
-ctl 3 map-all --tab /tmp/no-such-tab
-err_has "cannot read /tmp/no-such-tab"
 
 # ---- unmap-all and a mounted file system -----------------------------------
 # a device mapped by hand, not in the tab: unmap-all leaves it
@@ -96,9 +94,6 @@ out_has "$tab:3: boot1 $nb2: unmapped $dev2"
 grep -q ' /mnt/boot1 ' /proc/mounts || die "/mnt/boot1 unmounted without _netdev"
 expect_eq "devices after the refusal" "$(rnbd_devs)" \
 	"$(printf '%s\n' "$dev1 boot1 $nb1 rw" "$dev3 hand $nb3 rw" | sort)"
-printf '/dev/sda1 / ext4 defaults 0 1\n' >/tmp/fstab.none
-ctl 2 unmap-all --tab "$tab" --fstab /tmp/fstab.none
-err_has "$dev1 is mounted on /mnt/boot1 and it has no line in /tmp/fstab.none"
 ctl 0 --json unmap-all --tab "$tab" --fstab /tmp/fstab.netdev
 err_has "$dev1: unmounted /mnt/boot1 (_netdev)"
 json '[(r["line"], r["result"], r["devname"]) for r in d["results"]]' \
@@ -114,7 +109,6 @@ dev1=$(sed -n "s|^$tab:2: boot1 $nb1: mapped as \(rnbd[0-9]*\)$|\1|p" /tmp/ctl.o
 mount "/dev/$dev1" /mnt/boot1 || die "mount again"
 expect_eq "data after unmap-all and map-all" "$(sha256sum </mnt/boot1/data)" "$sum"
 umount /mnt/boot1
-fsck.ext4 -n -f "/dev/$dev1" >/dev/null 2>&1 || die "fsck.ext4 found problems"
 
 # --all: every rnbd device, the one mapped by hand too
 all=$(rnbd_devs | awk '{ print $1 }' | sort | xargs)

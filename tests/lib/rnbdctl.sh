@@ -27,27 +27,16 @@ out_has() {
 	grep -qF -- "$1" /tmp/ctl.out || die "rnbdctl printed '$(cat /tmp/ctl.out)', not '$1'"
 }
 
-# jget EXPR: the Python expression EXPR over d, rnbdctl's last output
-# parsed as JSON (strictly: json.load), and x, the part of it that the
-# expression JX selects (d unless set).
-jget() {
-	python3 -c 'import json, sys
-d = json.load(open("/tmp/ctl.out"))
-x = eval(sys.argv[2], {"d": d})
-print(eval(sys.argv[1], {"d": d, "x": x}))' "$1" "${JX:-d}" ||
-		die "not JSON, or no $1 (x: ${JX:-d}): $(cat /tmp/ctl.out)"
-}
-
-# json EXPR EXPECTED [EXPR EXPECTED]...: jget EXPR prints EXPECTED, for
-# each pair (one python3 for them all: it starts slowly in the guest).
+# json EXPR EXPECTED [EXPR EXPECTED]...: each Python expression EXPR over
+# d, rnbdctl's last output parsed as JSON (strictly: json.load), prints
+# EXPECTED.  One python3 for them all: it starts slowly in the guest.
 json() {
-	python3 - "${JX:-d}" "$@" <<'EOF' || die "rnbdctl's JSON (x: ${JX:-d}): $(cat /tmp/ctl.out)"
+	python3 -I -S - "$@" <<'EOF' || die "rnbdctl's JSON: $(cat /tmp/ctl.out)"
 import json, sys
 d = json.load(open("/tmp/ctl.out"))
-x = eval(sys.argv[1], {"d": d})
-bad = len(sys.argv) % 2
-for expr, want in zip(sys.argv[2::2], sys.argv[3::2]):
-    got = str(eval(expr, {"d": d, "x": x}))
+bad = len(sys.argv) % 2 == 0
+for expr, want in zip(sys.argv[1::2], sys.argv[2::2]):
+    got = str(eval(expr, {"d": d}))
     print("# json %s: %s" % (expr, got))
     if got != want:
         print("FAIL: json %s: got '%s', expected '%s'" % (expr, got, want))
