@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: tools/udev/60-rnbd.rules under systemd-udevd: rnbd/session and
+#       mapping_path are read at the disk's "add" event;
+#       /dev/rnbd/<session>/<path> leads to the disk; mkfs.ext4 -L gives
+#       by-uuid and by-label links (through the inotify watch, no trigger);
+#       a GPT partition gives <path>-part1 and by-partuuid; a disk whose
+#       path ends in "-part1" does not take another disk's partition link;
+#       a path of odd parts (leading "//", ".", "..x", backslash, "$", "*",
+#       a Latin-1 byte) is escaped below /dev/rnbd/<session>/; a second
+#       device under an existing name does not take the link; no link to
+#       an rnbd device outside /dev/rnbd, /dev/disk and /dev/block; unmap
+#       removes every link.  rnbd-namer itself on hostile attribute values
+# boot: shared
+# timeout: 300
+S=${RNBD_TIMEOUT_SCALE:-1}
+root=/run/rnbd-udev
+rules=/run/udev/rules.d
+namer=/lib/udev/rnbd-namer
+
+udev_stop() {
+	udevadm control --exit 2>/dev/null || true
+	rm -f "$rules/60-rnbd.rules" "$rules/59-rnbd-test.rules" "$namer"
+}
+trap udev_stop EXIT
+
+# wait_link LINK DEVICE: LINK appears and resolves to DEVICE (10 s)
+wait_link() {
+	i=0
+	while [ "$(readlink -f "$1" 2>/dev/null)" != "$2" ]; do
+		i=$((i + 1))
+		[ $i -lt $((100 * S)) ] ||
+			die "$1 -> '$(readlink -f "$1" 2>/dev/null)', expected $2"
+		sleep 0.1
+	done
+}
+
+# ---- rnbd-namer alone, on values the kernel would refuse -----------------
+fake=/run/rnbd-udev-fake/block/rnbd9
+mkdir -p "$fake/rnbd"
+echo 252:576 >"$fake/dev"
+namer_case() {	# SESSION PATH EXPECTED_LINK
+	printf '%s\n' "$1" >"$fake/rnbd/session"
+	printf '%s\n' "$2" >"$fake/rnbd/mapping_path"
+	out=$(python3 tools/udev/rnbd-namer rnbd9 /run/rnbd-udev-fake)
+	link=$(echo "$out" | sed -n 's/^RNBD_LINK=//p')
+	expect_eq "namer link of '$1' '$2'" "$link" "$3"
+	case "/$link/" in
+	*/../* | */./* | *//*) die "namer gave '$link'" ;;
+	esac
+}
+namer_case .. ../../../etc/passwd 'rnbd/\x2e\x2e/\x2e\x2e/\x2e\x2e/\x2e\x2e/etc/passwd'
+namer_case 'a b' '/x y/.' 'rnbd/a\x20b/x\x20y/\x2e'
+namer_case s '/dev//sda/' 'rnbd/s/dev/\x2fsda\x2f'
+namer_case s 'vd-part2' 'rnbd/s/vd\x2dpart2'
+namer_case 's\x2e' 'p\x2f' 'rnbd/s\x5cx2e/p\x5cx2f'
+namer_case s "$(printf 'a\tb')" 'rnbd/s/a\x09b'
+printf '' >"$fake/rnbd/mapping_path"
+python3 tools/udev/rnbd-namer rnbd9 /run/rnbd-udev-fake | grep -q RNBD_LINK &&
+	die "namer: a link for an empty mapping path"
+python3 tools/udev/rnbd-namer ../rnbd9 /run/rnbd-udev-fake >/dev/null 2>&1 &&
+	die "namer accepted a kernel name that is not rnbdN"
+rm -rf /run/rnbd-udev-fake
+
+# ---- devices in the server's search path ---------------------------------
+# node PATH /dev/X: a device node for X at PATH below the search path
+node() {
+	set -- "$1" $(stat -c '%t %T' "$2")
+	mkdir -p "$(dirname "$root/$1")"
+	rm -f "$root/$1"
+	mknod "$root/$1" b $((0x$2)) $((0x$3))
+}
+odd_dir="b\\a\$d*/..x/caf$(printf '\351')"
+mkdir -p "$root"
+node disk "$(nullb_create nullb1 16)"
+node part "$(nullb_create nullb2 16)"
+node part-part1 "$(nullb_create nullb3 16)"
+node "$odd_dir/nb-part1" "$(nullb_create nullb4 16)"
+nb5=$(nullb_create nullb5 16)
+SERVER_PARAMS="dev_search_path=$root/"
+rnbd_setup
+
+# ---- udevd with our rules -------------------------------------------------
+mkdir -p "$rules"
+cp tools/udev/60-rnbd.rules "$rules/"
+install -m 0755 tools/udev/rnbd-namer "$namer"
+# records the attributes as the "add" event saw them
+cat >"$rules/59-rnbd-test.rules" <<'EOF'
+ACTION=="add", KERNEL=="rnbd[0-9]*", ENV{DEVTYPE}=="disk", ENV{RNBD_TEST_AT_ADD}="$attr{rnbd/session}|$attr{rnbd/mapping_path}"
+EOF
+/lib/systemd/systemd-udevd --daemon
+udevadm settle -t $((30 * S))
+
+# ---- a disk, its file system ---------------------------------------------
+disk=$(map_dev udev1 /disk)
+udevadm settle -t $((30 * S))
+wait_link /dev/rnbd/udev1/disk "/dev/$disk"
+expect_eq "attributes at add" \
+	"$(udevadm info -q property -n "/dev/$disk" | sed -n 's/^RNBD_TEST_AT_ADD=//p')" \
+	"udev1|/disk"
+uuid=3f1d6e0a-5a7b-4c1e-9d2f-0b6c8e4a1d57
+mkfs.ext4 -q -F -L rnbd-udev-lbl -U $uuid "/dev/$disk"
+# no trigger: the watch sees mkfs close the device
+wait_link /dev/disk/by-uuid/$uuid "/dev/$disk"
+wait_link /dev/disk/by-label/rnbd-udev-lbl "/dev/$disk"
+
+# ---- a partitioned disk, and a disk named like its partition --------------
+part=$(map_dev udev1 /part)
+udevadm settle -t $((30 * S))
+wait_link /dev/rnbd/udev1/part "/dev/$part"
+puuid=6a0f3c2e-1b4d-4e8a-9c7f-2d5b8e1a4c90
+printf 'label: gpt\nstart=2048, size=16384, uuid=%s\n' $puuid |
+	sfdisk -q "/dev/$part" >/dev/null
+udevadm settle -t $((30 * S))
+[ -b "/dev/${part}p1" ] || die "no /dev/${part}p1 after sfdisk"
+wait_link /dev/rnbd/udev1/part-part1 "/dev/${part}p1"
+wait_link /dev/disk/by-partuuid/$puuid "/dev/${part}p1"
+mkfs.ext4 -q -F -L rnbd-udev-p1 "/dev/${part}p1"
+wait_link /dev/disk/by-label/rnbd-udev-p1 "/dev/${part}p1"
+pfs=$(blkid -s UUID -o value "/dev/${part}p1")
+wait_link "/dev/disk/by-uuid/$pfs" "/dev/${part}p1"
+pp=$(map_dev udev1 /part-part1)
+udevadm settle -t $((30 * S))
+wait_link '/dev/rnbd/udev1/part\x2dpart1' "/dev/$pp"
+expect_eq "partition link kept" "$(readlink -f /dev/rnbd/udev1/part-part1)" \
+	"/dev/${part}p1"
+
+# ---- odd parts in the mapping path ----------------------------------------
+odd=$(map_dev udev2 "//$odd_dir/./nb-part1")
+udevadm settle -t $((30 * S))
+wait_link '/dev/rnbd/udev2/b\x5ca\x24d\x2a/..x/caf\xe9/\x2e/nb\x2dpart1' "/dev/$odd"
+
+# ---- the same name for a second device -------------------------------------
+# /disk is open; "disk" names the same path: the server takes it only if
+# it is another device now
+node disk "$nb5"
+dup=$(map_dev udev1 disk)
+udevadm settle -t $((30 * S))
+expect_eq "first device keeps its link" \
+	"$(readlink -f /dev/rnbd/udev1/disk)" "/dev/$disk"
+udevadm info -q property -n "/dev/$dup" | grep -q '^RNBD_LINK=' &&
+	die "$dup got RNBD_LINK of a name in use"
+
+# ---- no link to an rnbd device outside our directories --------------------
+n=0
+for l in $(find /dev -type l); do
+	case "$(readlink -f "$l")" in
+	/dev/rnbd[0-9]*) ;;
+	*) continue ;;
+	esac
+	n=$((n + 1))
+	case "$l" in
+	/dev/rnbd/udev[12]/* | /dev/disk/by-uuid/* | /dev/disk/by-label/* | \
+		/dev/disk/by-partuuid/* | /dev/block/*) ;;
+	*) die "link $l to an rnbd device outside /dev/rnbd and /dev/disk" ;;
+	esac
+done
+log "$n links to rnbd devices, all in place"
+[ "$n" -ge 10 ] || die "only $n links to rnbd devices"
+
+# ---- unmap removes them all -----------------------------------------------
+for d in "$dup" "$odd" "$pp" "$part" "$disk"; do
+	unmap_dev "$d"
+done
+udevadm settle -t $((30 * S))
+left=$(find /dev/rnbd /dev/disk -type l 2>/dev/null | while read -r l; do
+	[ -e "$l" ] && case "$(readlink "$l")" in *rnbd[0-9]*) echo "$l" ;; esac
+	[ -e "$l" ] || echo "$l (dangling)"
+done)
+[ -z "$left" ] || die "links left after unmap: $left"
+[ ! -e /dev/disk/by-uuid/$uuid ] || die "by-uuid link left"
+[ ! -e /dev/disk/by-partuuid/$puuid ] || die "by-partuuid link left"
+udev_stop
+rm -rf "$root"
