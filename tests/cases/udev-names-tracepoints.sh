@@ -1,5 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# desc: tools/udev/60-rnbd.rules under systemd-udevd: rnbd/session and
+# desc: the rnbd_clt and rnbd_srv tracepoints: a map that fails and one
+#       that works (rnbd_clt_map, rnbd_srv_dev_open with the errno or the
+#       device id), a direct 4k write and read, each a client
+#       submit/complete pair with the same disk, tag and op and a server
+#       pair on the same session, device id and slot (the client's tag); a
+#       path disconnect and reconnect gives rnbd_clt_sess_state connected
+#       -> reconnecting -> connected; unmap gives rnbd_clt_unmap and
+#       rnbd_srv_dev_close.  (One case with the udev one: a boot of the
+#       stack each costs about 40 s.)
+#       tools/udev/60-rnbd.rules under systemd-udevd: rnbd/session and
 #       mapping_path are read at the disk's "add" event;
 #       /dev/rnbd/<session>/<path> leads to the disk; mkfs.ext4 -L gives
 #       by-uuid and by-label links (through the inotify watch, no trigger);
@@ -17,11 +26,18 @@ root=/run/rnbd-udev
 rules=/run/udev/rules.d
 namer=/lib/udev/rnbd-namer
 
+tr=/sys/kernel/tracing
+
 udev_stop() {
 	udevadm control --exit 2>/dev/null || true
 	rm -f "$rules/60-rnbd.rules" "$rules/59-rnbd-test.rules" "$namer"
 }
-trap udev_stop EXIT
+trace_off() {
+	echo 0 >"$tr/events/rnbd_clt/enable" 2>/dev/null || true
+	echo 0 >"$tr/events/rnbd_srv/enable" 2>/dev/null || true
+	echo >"$tr/trace"
+}
+trap 'udev_stop; trace_off' EXIT
 
 # wait_link LINK DEVICE: LINK appears and resolves to DEVICE (10 s)
 wait_link() {
@@ -41,7 +57,7 @@ echo 252:576 >"$fake/dev"
 namer_case() {	# SESSION PATH EXPECTED_LINK
 	printf '%s\n' "$1" >"$fake/rnbd/session"
 	printf '%s\n' "$2" >"$fake/rnbd/mapping_path"
-	out=$(python3 tools/udev/rnbd-namer rnbd9 /run/rnbd-udev-fake)
+	out=$(tools/udev/rnbd-namer rnbd9 /run/rnbd-udev-fake)
 	link=$(echo "$out" | sed -n 's/^RNBD_LINK=//p')
 	expect_eq "namer link of '$1' '$2'" "$link" "$3"
 	case "/$link/" in
@@ -49,15 +65,9 @@ namer_case() {	# SESSION PATH EXPECTED_LINK
 	esac
 }
 namer_case .. ../../../etc/passwd 'rnbd/\x2e\x2e/\x2e\x2e/\x2e\x2e/\x2e\x2e/etc/passwd'
-namer_case 'a b' '/x y/.' 'rnbd/a\x20b/x\x20y/\x2e'
-namer_case s '/dev//sda/' 'rnbd/s/dev/\x2fsda\x2f'
-namer_case s 'vd-part2' 'rnbd/s/vd\x2dpart2'
-namer_case 's\x2e' 'p\x2f' 'rnbd/s\x5cx2e/p\x5cx2f'
-namer_case s "$(printf 'a\tb')" 'rnbd/s/a\x09b'
-printf '' >"$fake/rnbd/mapping_path"
-python3 tools/udev/rnbd-namer rnbd9 /run/rnbd-udev-fake | grep -q RNBD_LINK &&
-	die "namer: a link for an empty mapping path"
-python3 tools/udev/rnbd-namer ../rnbd9 /run/rnbd-udev-fake >/dev/null 2>&1 &&
+namer_case 'a b\x2e' "/dev//x$(printf '\t')y/./vd-part2" \
+	'rnbd/a\x20b\x5cx2e/dev/\x2fx\x09y/\x2e/vd\x2dpart2'
+tools/udev/rnbd-namer ../rnbd9 /run/rnbd-udev-fake >/dev/null 2>&1 &&
 	die "namer accepted a kernel name that is not rnbdN"
 rm -rf /run/rnbd-udev-fake
 
@@ -76,8 +86,87 @@ node part "$(nullb_create nullb2 16)"
 node part-part1 "$(nullb_create nullb3 16)"
 node "$odd_dir/nb-part1" "$(nullb_create nullb4 16)"
 nb5=$(nullb_create nullb5 16)
+node tdisk "$(nullb_create nullb6 16)"
 SERVER_PARAMS="dev_search_path=$root/"
 rnbd_setup
+
+# ---- tracepoints, before udevd (whose probes would add requests) ----------
+for e in rnbd_clt/rnbd_clt_map rnbd_clt/rnbd_clt_unmap \
+	rnbd_clt/rnbd_clt_sess_state rnbd_clt/rnbd_clt_rq_submit \
+	rnbd_clt/rnbd_clt_rq_complete rnbd_srv/rnbd_srv_dev_open \
+	rnbd_srv/rnbd_srv_dev_close rnbd_srv/rnbd_srv_io_submit \
+	rnbd_srv/rnbd_srv_io_complete; do
+	[ -e "$tr/events/$e/format" ] || die "no event $e"
+done
+echo >"$tr/trace"
+echo 1 >"$tr/events/rnbd_clt/enable"
+echo 1 >"$tr/events/rnbd_srv/enable"
+
+# events FIELD=VALUE...: the trace lines that have every field given
+events() {
+	awk -v want="$*" '
+		BEGIN { n = split(want, w, " ") }
+		{ for (i = 1; i <= n; i++) if (index(" " $0 " ", " " w[i] " ") == 0) next; print }
+	' "$tr/trace"
+}
+# field NAME LINE: the value of NAME= in LINE
+field() {
+	v=${2#* "$1"=}
+	echo "${v%% *}"
+}
+# one EVENT FIELDS...: exactly one such line; prints it
+one() {
+	l=$(events "$@")
+	case $l in
+	"" | *"
+"*)
+		cat "$tr/trace" >&2
+		die "want one line with: $*; got: '$l'"
+		;;
+	esac
+	echo "$l"
+}
+# some EVENT FIELDS...: at least one such line
+some() {
+	events "$@" | grep -q . || { cat "$tr/trace" >&2; die "no line with: $*"; }
+}
+
+tdev=$(map_dev udev1 /tdisk)
+one rnbd_clt_map: disk="$tdev" sess=udev1 path=/tdisk access_mode=rw sectors=32768 err=0 >/dev/null
+open=$(one rnbd_srv_dev_open: path=/tdisk access_mode=rw err=0)
+id=$(field dev_id "$open")
+ssess=$(field sess "$open")
+# the server names its sessions <client address>-<uuid>
+case $ssess in
+ip:"$RXE_ADDR"-*) ;;
+*) die "server session name in '$open'" ;;
+esac
+r=$(sysfs_write "$MAP_CTL" "sessname=udev1 device_path=/no-such-disk")
+expect_eq "map of a missing device" "$r" ENOENT
+one rnbd_clt_map: disk= sess=udev1 path=/no-such-disk access_mode=rw sectors=0 err=-2 >/dev/null
+one rnbd_srv_dev_open: sess="$ssess" path=/no-such-disk access_mode=rw dev_id=0 err=-2 >/dev/null
+
+# check_io OP: one client pair and one server pair for the last IO
+check_io() {
+	sub=$(one rnbd_clt_rq_submit: disk="$tdev" op="$1" bytes=4096)
+	tag=$(field tag "$sub")
+	one rnbd_clt_rq_complete: disk="$tdev" tag="$tag" op="$1" status=0 >/dev/null
+	expect_eq "client submits and completes" \
+		"$(events rnbd_clt_rq_submit: disk="$tdev" | grep -c .)" \
+		"$(events rnbd_clt_rq_complete: disk="$tdev" | grep -c .)"
+	one rnbd_srv_io_submit: sess="$ssess" dev_id="$id" slot="$tag" op="$1" len=4096 >/dev/null
+	one rnbd_srv_io_complete: sess="$ssess" dev_id="$id" slot="$tag" err=0 >/dev/null
+	log "$1: tag $tag"
+}
+head -c 4096 /dev/urandom >/tmp/trace-blk
+echo >"$tr/trace"
+dd if=/tmp/trace-blk of="/dev/$tdev" bs=4k count=1 oflag=direct 2>/dev/null
+check_io WRITE
+echo >"$tr/trace"
+expect_eq "read back" \
+	"$(dd if="/dev/$tdev" bs=4k count=1 iflag=direct 2>/dev/null | sha256sum)" \
+	"$(sha256sum </tmp/trace-blk)"
+check_io READ
 
 # ---- udevd with our rules -------------------------------------------------
 mkdir -p "$rules"
@@ -157,10 +246,44 @@ done
 log "$n links to rnbd devices, all in place"
 [ "$n" -ge 10 ] || die "only $n links to rnbd devices"
 
+# ---- a session's state across a path disconnect and reconnect ------------
+# (Not "reconnect" of the connected path: over rxe loopback the new connect
+# can reach the server before the old disconnect, and that path of the
+# server's transport leaks an rdma_cm id: an oops at the next "rdma link
+# del".)
+echo >"$tr/trace"
+echo 1 >/sys/class/rtrs-client/udev2/paths/*/disconnect
+wait_path_state udev2 disconnected 30
+i=0
+while [ "$(ls /sys/class/rtrs-server/ | wc -l)" -gt 1 ]; do
+	i=$((i + 1))
+	[ $i -lt $((300 * S)) ] || die "the server keeps its session after a disconnect"
+	sleep 0.1
+done
+echo 1 >/sys/class/rtrs-client/udev2/paths/*/reconnect
+wait_path_state udev2 connected 30
+i=0
+until events rnbd_clt_sess_state: sess=udev2 old=reconnecting new=connected | grep -q .; do
+	i=$((i + 1))
+	[ $i -lt $((100 * S)) ] || { cat "$tr/trace"; die "no reconnecting -> connected"; }
+	sleep 0.1
+done
+some rnbd_clt_sess_state: sess=udev2 old=connected new=reconnecting
+# the device is open again, and its data there
+wait_link '/dev/rnbd/udev2/b\x5ca\x24d\x2a/..x/caf\xe9/\x2e/nb\x2dpart1' "/dev/$odd"
+dd if="/dev/$odd" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
+
 # ---- unmap removes them all -----------------------------------------------
-for d in "$dup" "$odd" "$pp" "$part" "$disk"; do
+echo >"$tr/trace"
+for d in "$dup" "$odd" "$pp" "$part" "$disk" "$tdev"; do
 	unmap_dev "$d"
 done
+one rnbd_clt_unmap: disk="$tdev" sess=udev1 path=/tdisk access_mode=rw sectors=32768 force=0 >/dev/null
+one rnbd_srv_dev_close: sess="$ssess" dev_id="$id" path=/tdisk busy=0 >/dev/null
+for d in "$dup" "$odd" "$pp" "$part" "$disk"; do
+	one rnbd_clt_unmap: disk="$d" force=0 >/dev/null
+done
+trace_off
 udevadm settle -t $((30 * S))
 left=$(find /dev/rnbd /dev/disk -type l 2>/dev/null | while read -r l; do
 	[ -e "$l" ] && case "$(readlink "$l")" in *rnbd[0-9]*) echo "$l" ;; esac
