@@ -39,15 +39,24 @@ trace_off() {
 }
 trap 'udev_stop; trace_off' EXIT
 
-# wait_link LINK DEVICE: LINK appears and resolves to DEVICE (10 s)
-wait_link() {
-	i=0
-	while [ "$(readlink -f "$1" 2>/dev/null)" != "$2" ]; do
-		i=$((i + 1))
-		[ $i -lt $((100 * S)) ] ||
-			die "$1 -> '$(readlink -f "$1" 2>/dev/null)', expected $2"
+# retry SECONDS WHAT CMD...: run CMD every 0.1 s until it succeeds; dies
+# saying WHAT did not happen after SECONDS (scaled)
+retry() {
+	n=$(($1 * 10 * S))
+	what=$2
+	shift 2
+	until "$@"; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || die "$what"
 		sleep 0.1
 	done
+}
+resolves() {
+	[ "$(readlink -f "$1" 2>/dev/null)" = "$2" ]
+}
+# wait_link LINK DEVICE: LINK appears and resolves to DEVICE (10 s)
+wait_link() {
+	retry 10 "$1 does not lead to $2" resolves "$1" "$2"
 }
 
 # ---- rnbd-namer alone, on values the kernel would refuse -----------------
@@ -128,7 +137,7 @@ one() {
 }
 # some EVENT FIELDS...: at least one such line
 some() {
-	events "$@" | grep -q . || { cat "$tr/trace" >&2; die "no line with: $*"; }
+	events "$@" | grep -q .
 }
 
 tdev=$(map_dev udev1 /tdisk)
@@ -254,21 +263,16 @@ log "$n links to rnbd devices, all in place"
 echo >"$tr/trace"
 echo 1 >/sys/class/rtrs-client/udev2/paths/*/disconnect
 wait_path_state udev2 disconnected 30
-i=0
-while [ "$(ls /sys/class/rtrs-server/ | wc -l)" -gt 1 ]; do
-	i=$((i + 1))
-	[ $i -lt $((300 * S)) ] || die "the server keeps its session after a disconnect"
-	sleep 0.1
-done
+one_srv_sess() {
+	[ "$(ls /sys/class/rtrs-server/ | wc -l)" = 1 ]
+}
+retry 30 "the server keeps its session after a disconnect" one_srv_sess
 echo 1 >/sys/class/rtrs-client/udev2/paths/*/reconnect
 wait_path_state udev2 connected 30
-i=0
-until events rnbd_clt_sess_state: sess=udev2 old=reconnecting new=connected | grep -q .; do
-	i=$((i + 1))
-	[ $i -lt $((100 * S)) ] || { cat "$tr/trace"; die "no reconnecting -> connected"; }
-	sleep 0.1
-done
-some rnbd_clt_sess_state: sess=udev2 old=connected new=reconnecting
+retry 10 "no rnbd_clt_sess_state reconnecting -> connected" \
+	some rnbd_clt_sess_state: sess=udev2 old=reconnecting new=connected
+some rnbd_clt_sess_state: sess=udev2 old=connected new=reconnecting ||
+	die "no rnbd_clt_sess_state connected -> reconnecting"
 # the device is open again, and its data there
 wait_link '/dev/rnbd/udev2/b\x5ca\x24d\x2a/..x/caf\xe9/\x2e/nb\x2dpart1' "/dev/$odd"
 dd if="/dev/$odd" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
