@@ -16,6 +16,7 @@
 #include <linux/string.h>
 
 #include "rnbd-clt.h"
+#include "rnbd-clt-trace.h"
 
 #define RNBD_CLT_MAX_DEVS	(1 << (MINORBITS - RNBD_CLT_PART_BITS))
 /* How long a force unmap waits for the server's answers to its requests. */
@@ -142,6 +143,7 @@ static blk_status_t rnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	iu->status = 0;
 
 	blk_mq_start_request(rq);
+	trace_rnbd_clt_rq_submit(rq, 0);
 	err = trs_clt_request(sess->trs, hctx->queue_num, &iu->trs);
 	if (likely(!err))
 		return BLK_STS_OK;
@@ -199,6 +201,7 @@ static void rnbd_clt_complete_rq(struct request *rq)
 {
 	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
 
+	trace_rnbd_clt_rq_complete(rq, iu->status);
 	if (rnbd_clt_rq_has_data(rq))
 		sg_free_table_chained(&iu->sgt, RNBD_CLT_INLINE_SG_CNT);
 	if (unlikely(iu->status) && rnbd_clt_retry(rq, iu->status)) {
@@ -353,7 +356,8 @@ static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 	set_disk_ro(disk, dev->access_mode == RNBD_ACCESS_RO);
 
 	dev->disk = disk;
-	err = add_disk(disk);
+	/* its rnbd/ files exist when the disk's "add" uevent goes out */
+	err = device_add_disk(NULL, disk, rnbd_clt_disk_groups);
 	if (err) {
 		dev->disk = NULL;
 		put_disk(disk);
@@ -376,14 +380,14 @@ static struct rnbd_clt_dev *rnbd_clt_dev_alloc(struct rnbd_clt_sess *sess,
 	dev = TRS_FI(kzalloc(sizeof(*dev), GFP_KERNEL), NULL);
 	if (!dev)
 		return ERR_PTR(-ENOMEM);
-	rnbd_clt_dev_kobj_init(dev);
+	kref_init(&dev->ref);
 	dev->idx = TRS_FI(ida_alloc_max(&rnbd_clt_index_ida,
 					RNBD_CLT_MAX_DEVS - 1, GFP_KERNEL),
 			  -ENOMEM);
 	if (dev->idx < 0) {
 		int err = dev->idx;
 
-		kobject_put(&dev->kobj);
+		rnbd_clt_dev_put(dev);
 		return ERR_PTR(err);
 	}
 	dev->sess = sess;
@@ -399,8 +403,31 @@ static void rnbd_clt_dev_free(struct rnbd_clt_dev *dev)
 	struct rnbd_clt_sess *sess = dev->sess;
 
 	ida_free(&rnbd_clt_index_ida, dev->idx);
-	kobject_put(&dev->kobj);
+	rnbd_clt_dev_put(dev);
 	rnbd_clt_sess_put(sess);
+}
+
+static void rnbd_clt_dev_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct rnbd_clt_dev, ref));
+}
+
+/**
+ * rnbd_clt_dev_get() - take a reference on a device
+ * @dev: a device on its session's list, under sess->lock
+ */
+void rnbd_clt_dev_get(struct rnbd_clt_dev *dev)
+{
+	kref_get(&dev->ref);
+}
+
+/**
+ * rnbd_clt_dev_put() - drop a reference; the last frees the device
+ * @dev: device from rnbd_clt_dev_get() or from map
+ */
+void rnbd_clt_dev_put(struct rnbd_clt_dev *dev)
+{
+	kref_put(&dev->ref, rnbd_clt_dev_release);
 }
 
 /* Put @dev on its session's list, unless the path is mapped there already. */
@@ -436,6 +463,14 @@ static void rnbd_clt_dev_unlink(struct rnbd_clt_dev *dev)
 {
 	mutex_lock(&dev->sess->lock);
 	list_del(&dev->node);
+	mutex_unlock(&dev->sess->lock);
+}
+
+/* map_device() is done with @dev: from now on unmap may free it. */
+static void rnbd_clt_dev_set_ready(struct rnbd_clt_dev *dev)
+{
+	mutex_lock(&dev->sess->lock);
+	dev->ready = true;
 	mutex_unlock(&dev->sess->lock);
 }
 
@@ -501,6 +536,11 @@ static int rnbd_clt_dev_set_unmapping(struct rnbd_clt_dev *dev, bool force,
 	mutex_lock(&sess->lock);
 	if (dev->state == RNBD_CLT_DEV_UNMAPPING) {
 		err = -EALREADY;
+	} else if (!dev->ready) {
+		/* its rnbd/ files appear with the disk, before map returns */
+		pr_err("%s: unmap_device: the device is still being mapped; try again\n",
+		       dev->disk->disk_name);
+		err = -EBUSY;
 	} else if (!force && disk_openers(dev->disk)) {
 		pr_err("%s: unmap_device: device is open (%u openers), use \"force\"\n",
 		       dev->disk->disk_name, disk_openers(dev->disk));
@@ -518,23 +558,11 @@ static int rnbd_clt_dev_set_unmapping(struct rnbd_clt_dev *dev, bool force,
 	return err;
 }
 
-/**
- * rnbd_clt_map_device() - map a remote device as /dev/rnbdN
- * @opts: parsed map request
- *
- * On failure nothing is left behind: no session (unless other devices use
- * it), no disk, no sysfs entry, and the device is closed on the server.
- *
- * Context: process context, sleeps.
- * Return: 0, -EEXIST if the path is mapped in that session already, the
- * server's or the transport's errno, or another negative errno.
- */
-int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
+static int __rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
 {
 	struct rnbd_msg_open_rsp rsp;
 	struct rnbd_clt_sess *sess;
 	struct rnbd_clt_dev *dev;
-	bool was_mapped;
 	int err;
 
 	sess = rnbd_clt_sess_get(opts);
@@ -566,25 +594,44 @@ int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
 	if (err)
 		goto close_remote;
 	rnbd_clt_dev_catch_up(dev);
-	err = rnbd_clt_dev_sysfs_add(dev);
-	if (err)
-		goto del_disk;
-
+	rnbd_clt_dev_sysfs_add(dev);
+	trace_rnbd_clt_map(dev->disk->disk_name, sess->name, dev->path,
+			   dev->access_mode, le64_to_cpu(rsp.nsectors), 0);
 	pr_info("%s: mapped %s@%s (%s, %llu sectors)\n", dev->disk->disk_name,
 		dev->path, sess->name,
 		rnbd_access_mode_str(dev->access_mode),
 		le64_to_cpu(rsp.nsectors));
+	rnbd_clt_dev_set_ready(dev);
 	return 0;
 
-del_disk:
-	rnbd_clt_dev_set_unmapping(dev, true, &was_mapped);
-	rnbd_clt_disk_del(dev);
 close_remote:
 	rnbd_clt_dev_close_remote(dev);
 unlink_dev:
 	rnbd_clt_dev_unlink(dev);
 free_dev:
 	rnbd_clt_dev_free(dev);
+	return err;
+}
+
+/**
+ * rnbd_clt_map_device() - map a remote device as /dev/rnbdN
+ * @opts: parsed map request
+ *
+ * On failure nothing is left behind: no session (unless other devices use
+ * it), no disk, no sysfs entry, and the device is closed on the server.
+ *
+ * Context: process context, sleeps.
+ * Return: 0, -EEXIST if the path is mapped in that session already, the
+ * server's or the transport's errno, or another negative errno.
+ */
+int rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
+{
+	int err = __rnbd_clt_map_device(opts);
+
+	/* a map that worked is traced with its disk */
+	if (err)
+		trace_rnbd_clt_map("", opts->sessname, opts->path,
+				   opts->access_mode, 0, err);
 	return err;
 }
 
@@ -647,6 +694,8 @@ int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
 	/* unless a reconnect (a force unmap's, say) made the server forget it */
 	if (was_mapped)
 		rnbd_clt_dev_close_remote(dev);
+	trace_rnbd_clt_unmap(name, dev->sess->name, dev->path,
+			     dev->access_mode, dev->srv_sectors, force);
 	rnbd_clt_dev_unlink(dev);
 	rnbd_clt_dev_free(dev);
 	pr_info("%s: unmapped%s\n", name, force ? " (force)" : "");

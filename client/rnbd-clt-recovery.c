@@ -23,6 +23,7 @@
 #include <linux/blkdev.h>
 
 #include "rnbd-clt.h"
+#include "rnbd-clt-trace.h"
 
 /**
  * rnbd_clt_dev_hold() - quiesce a device's queue for the session
@@ -73,6 +74,8 @@ static void rnbd_clt_sess_set(struct rnbd_clt_sess *sess,
 		else if (!hold)
 			rnbd_clt_dev_unhold(dev);
 	}
+	if (sess->state != state)
+		trace_rnbd_clt_sess_state(sess->name, sess->state, state);
 	WRITE_ONCE(sess->state, state);
 	mutex_unlock(&sess->lock);
 }
@@ -137,7 +140,7 @@ static struct rnbd_clt_dev *rnbd_clt_next_held(struct rnbd_clt_sess *sess)
 	list_for_each_entry(dev, &sess->devs, node) {
 		if (dev->held && dev->state == RNBD_CLT_DEV_MAPPED) {
 			found = dev;
-			kobject_get(&dev->kobj);
+			rnbd_clt_dev_get(dev);
 			break;
 		}
 	}
@@ -242,7 +245,7 @@ void rnbd_clt_reopen_work(struct work_struct *work)
 
 	while (more && (dev = rnbd_clt_next_held(sess))) {
 		more = rnbd_clt_reopen(dev);
-		kobject_put(&dev->kobj);
+		rnbd_clt_dev_put(dev);
 	}
 }
 

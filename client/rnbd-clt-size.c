@@ -107,7 +107,7 @@ static struct rnbd_clt_dev *rnbd_clt_next_size_check(struct rnbd_clt_sess *sess,
 			continue;
 		found = dev;
 		*dev_id = dev->dev_id;
-		kobject_get(&dev->kobj);
+		rnbd_clt_dev_get(dev);
 		break;
 	}
 	mutex_unlock(&sess->lock);
@@ -146,6 +146,6 @@ void rnbd_clt_size_work(struct work_struct *work)
 			pr_warn_ratelimited("%s: %s@%s: asking the server about its size failed: %d\n",
 					    dev->disk->disk_name, dev->path,
 					    sess->name, err);
-		kobject_put(&dev->kobj);
+		rnbd_clt_dev_put(dev);
 	}
 }

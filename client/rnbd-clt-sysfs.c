@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rnbd client: sysfs.  /sys/class/rnbd-client/ctl/map_device parses map
- * requests; /sys/block/rnbdN/rnbd/ describes and unmaps a device;
+ * requests; /sys/block/rnbdN/rnbd/ (a group of the disk's attributes)
+ * describes and unmaps a device;
  * /sys/class/rnbd-client/ctl/devices/ links each device's name to its disk.
  * See Documentation/ABI/testing/sysfs-class-rnbd-client and
  * sysfs-block-rnbd.
@@ -13,6 +14,7 @@
 #include <linux/device.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/kernfs.h>
 #include <linux/module.h>
 #include <linux/parser.h>
 #include <linux/slab.h>
@@ -288,31 +290,32 @@ static struct attribute *rnbd_clt_ctl_attrs[] = {
 };
 ATTRIBUTE_GROUPS(rnbd_clt_ctl);
 
-static struct rnbd_clt_dev *rnbd_clt_kobj_to_dev(struct kobject *kobj)
+/* The device of a disk's attribute: valid while its files exist. */
+static struct rnbd_clt_dev *rnbd_clt_attr_dev(struct device *d)
 {
-	return container_of(kobj, struct rnbd_clt_dev, kobj);
+	return dev_to_disk(d)->private_data;
 }
 
-static ssize_t session_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t session_show(struct device *d, struct device_attribute *attr,
 			    char *page)
 {
-	return sysfs_emit(page, "%s\n", rnbd_clt_kobj_to_dev(kobj)->sess->name);
+	return sysfs_emit(page, "%s\n", rnbd_clt_attr_dev(d)->sess->name);
 }
 
-static ssize_t mapping_path_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *page)
+static ssize_t mapping_path_show(struct device *d,
+				 struct device_attribute *attr, char *page)
 {
-	return sysfs_emit(page, "%s\n", rnbd_clt_kobj_to_dev(kobj)->path);
+	return sysfs_emit(page, "%s\n", rnbd_clt_attr_dev(d)->path);
 }
 
-static ssize_t access_mode_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *page)
+static ssize_t access_mode_show(struct device *d,
+				struct device_attribute *attr, char *page)
 {
 	return sysfs_emit(page, "%s\n",
-			  rnbd_access_mode_str(rnbd_clt_kobj_to_dev(kobj)->access_mode));
+			  rnbd_access_mode_str(rnbd_clt_attr_dev(d)->access_mode));
 }
 
-static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t state_show(struct device *d, struct device_attribute *attr,
 			  char *page)
 {
 	static const char * const names[] = {
@@ -322,21 +325,21 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 		[RNBD_CLT_DEV_UNMAPPING]	= "unmapping",
 	};
 
-	return sysfs_emit(page, "%s\n", names[READ_ONCE(rnbd_clt_kobj_to_dev(kobj)->state)]);
+	return sysfs_emit(page, "%s\n", names[READ_ONCE(rnbd_clt_attr_dev(d)->state)]);
 }
 
-static ssize_t unmap_device_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *page)
+static ssize_t unmap_device_show(struct device *d,
+				 struct device_attribute *attr, char *page)
 {
 	return sysfs_emit(page, "Usage: echo <normal|force> > %s\n",
 			  attr->attr.name);
 }
 
-static ssize_t unmap_device_store(struct kobject *kobj,
-				  struct kobj_attribute *attr,
+static ssize_t unmap_device_store(struct device *d,
+				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct rnbd_clt_dev *dev = rnbd_clt_kobj_to_dev(kobj);
+	struct rnbd_clt_dev *dev = rnbd_clt_attr_dev(d);
 	bool force;
 	int err;
 
@@ -358,83 +361,74 @@ static ssize_t unmap_device_store(struct kobject *kobj,
 	return err ?: count;
 }
 
-static ssize_t resize_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t resize_show(struct device *d, struct device_attribute *attr,
 			   char *page)
 {
 	return sysfs_emit(page, "Usage: echo <sectors> > %s\n",
 			  attr->attr.name);
 }
 
-static ssize_t resize_store(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t resize_store(struct device *d, struct device_attribute *attr,
 			    const char *buf, size_t count)
 {
-	struct rnbd_clt_dev *dev = rnbd_clt_kobj_to_dev(kobj);
 	u64 sectors;
 	int err;
 
 	err = kstrtou64(buf, 0, &sectors);
 	if (err)
 		return err;
-	return rnbd_clt_dev_resize(dev, sectors) ?: count;
+	return rnbd_clt_dev_resize(rnbd_clt_attr_dev(d), sectors) ?: count;
 }
 
-static ssize_t remap_device_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *page)
+static ssize_t remap_device_show(struct device *d,
+				 struct device_attribute *attr, char *page)
 {
 	return sysfs_emit(page, "Usage: echo 1 > %s\n", attr->attr.name);
 }
 
-static ssize_t remap_device_store(struct kobject *kobj,
-				  struct kobj_attribute *attr,
+static ssize_t remap_device_store(struct device *d,
+				  struct device_attribute *attr,
 				  const char *buf, size_t count)
 {
-	struct rnbd_clt_dev *dev = rnbd_clt_kobj_to_dev(kobj);
 	bool on;
 
 	if (kstrtobool(buf, &on) || !on)
 		return -EINVAL;
-	return rnbd_clt_dev_remap(dev) ?: count;
+	return rnbd_clt_dev_remap(rnbd_clt_attr_dev(d)) ?: count;
 }
 
-static struct kobj_attribute rnbd_clt_session_attr = __ATTR_RO(session);
-static struct kobj_attribute rnbd_clt_mapping_path_attr = __ATTR_RO(mapping_path);
-static struct kobj_attribute rnbd_clt_access_mode_attr = __ATTR_RO(access_mode);
-static struct kobj_attribute rnbd_clt_state_attr = __ATTR_RO(state);
-static struct kobj_attribute rnbd_clt_unmap_device_attr = __ATTR_RW(unmap_device);
-static struct kobj_attribute rnbd_clt_resize_attr = __ATTR_RW(resize);
-static struct kobj_attribute rnbd_clt_remap_device_attr = __ATTR_RW(remap_device);
+static DEVICE_ATTR_RO(session);
+static DEVICE_ATTR_RO(mapping_path);
+static DEVICE_ATTR_RO(access_mode);
+static DEVICE_ATTR_RO(state);
+static DEVICE_ATTR_RW(unmap_device);
+static DEVICE_ATTR_RW(resize);
+static DEVICE_ATTR_RW(remap_device);
 
 static struct attribute *rnbd_clt_dev_attrs[] = {
-	&rnbd_clt_session_attr.attr,
-	&rnbd_clt_mapping_path_attr.attr,
-	&rnbd_clt_access_mode_attr.attr,
-	&rnbd_clt_state_attr.attr,
-	&rnbd_clt_unmap_device_attr.attr,
-	&rnbd_clt_resize_attr.attr,
-	&rnbd_clt_remap_device_attr.attr,
+	&dev_attr_session.attr,
+	&dev_attr_mapping_path.attr,
+	&dev_attr_access_mode.attr,
+	&dev_attr_state.attr,
+	&dev_attr_unmap_device.attr,
+	&dev_attr_resize.attr,
+	&dev_attr_remap_device.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(rnbd_clt_dev);
 
-static void rnbd_clt_dev_release(struct kobject *kobj)
-{
-	kfree(rnbd_clt_kobj_to_dev(kobj));
-}
-
-static const struct kobj_type rnbd_clt_dev_ktype = {
-	.release	= rnbd_clt_dev_release,
-	.sysfs_ops	= &kobj_sysfs_ops,
-	.default_groups	= rnbd_clt_dev_groups,
+/*
+ * /sys/block/rnbdN/rnbd/: created with the disk, before its "add" uevent,
+ * so that udev rules can read the files; removed with the disk.
+ */
+static const struct attribute_group rnbd_clt_disk_group = {
+	.name	= "rnbd",
+	.attrs	= rnbd_clt_dev_attrs,
 };
 
-/**
- * rnbd_clt_dev_kobj_init() - initialise the kobject that owns @dev's memory
- * @dev: new device; from now on kobject_put() frees it
- */
-void rnbd_clt_dev_kobj_init(struct rnbd_clt_dev *dev)
-{
-	kobject_init(&dev->kobj, &rnbd_clt_dev_ktype);
-}
+const struct attribute_group *rnbd_clt_disk_groups[] = {
+	&rnbd_clt_disk_group,
+	NULL,
+};
 
 /* "/dev/a/b" in session "s" gives "!dev!a!b@s"; false if too long. */
 static bool rnbd_clt_link_name(struct rnbd_clt_dev *dev)
@@ -452,23 +446,18 @@ static bool rnbd_clt_link_name(struct rnbd_clt_dev *dev)
 }
 
 /**
- * rnbd_clt_dev_sysfs_add() - create /sys/block/rnbdN/rnbd/ and the link in
+ * rnbd_clt_dev_sysfs_add() - link @dev's disk in
  * /sys/class/rnbd-client/ctl/devices/
  * @dev: device whose disk was added
  *
- * The link is best effort: it is skipped, with a warning, if its name is
- * longer than NAME_MAX or taken.
- *
- * Return: 0 or a negative errno.
+ * Best effort: the link is skipped, with a warning, if its name is longer
+ * than NAME_MAX or taken.
  */
-int rnbd_clt_dev_sysfs_add(struct rnbd_clt_dev *dev)
+void rnbd_clt_dev_sysfs_add(struct rnbd_clt_dev *dev)
 {
 	struct kobject *disk_kobj = &disk_to_dev(dev->disk)->kobj;
 	int err;
 
-	err = kobject_add(&dev->kobj, disk_kobj, "rnbd");
-	if (err)
-		return err;
 	if (rnbd_clt_link_name(dev))
 		err = sysfs_create_link_nowarn(rnbd_clt_devs_kobj, disk_kobj,
 					       dev->link_name);
@@ -479,25 +468,46 @@ int rnbd_clt_dev_sysfs_add(struct rnbd_clt_dev *dev)
 			dev_name(rnbd_clt_ctl), err);
 		dev->link_name[0] = '\0';
 	}
-	return 0;
+}
+
+/*
+ * Remove @attr, a file of the disk's rnbd/ group, from its own store, so
+ * that deleting the disk does not wait for that store to return.  sysfs
+ * does this for the files of a kobject's own directory only:
+ * sysfs_remove_file_self() looks the file up in kobj->sd and uses nothing
+ * else of the kobject.  A stand-in kobject that names the group's
+ * directory (never initialised, registered or referenced) lets it find
+ * the file there.
+ */
+static void rnbd_clt_remove_self(struct gendisk *disk,
+				 const struct attribute *attr)
+{
+	struct kobject dir = {};
+
+	dir.sd = kernfs_find_and_get(disk_to_dev(disk)->kobj.sd,
+				     rnbd_clt_disk_group.name);
+	if (!dir.sd)
+		return;
+	sysfs_remove_file_self(&dir, attr);
+	kernfs_put(dir.sd);
 }
 
 /**
- * rnbd_clt_dev_sysfs_remove() - undo rnbd_clt_dev_sysfs_add()
+ * rnbd_clt_dev_sysfs_remove() - undo rnbd_clt_dev_sysfs_add() before the
+ * disk goes
  * @dev: device being unmapped
  * @self: attribute of @dev whose store is running, or NULL
+ *
+ * The rnbd/ files go with the disk; @self goes now, since deleting the
+ * disk would wait for its store otherwise.
  */
 void rnbd_clt_dev_sysfs_remove(struct rnbd_clt_dev *dev,
 			       const struct attribute *self)
 {
 	if (dev->link_name[0])
 		sysfs_remove_link(rnbd_clt_devs_kobj, dev->link_name);
-	if (!dev->kobj.state_in_sysfs)
-		return;
-	/* Removing the directory would wait for our own store otherwise. */
 	if (self)
-		sysfs_remove_file_self(&dev->kobj, self);
-	kobject_del(&dev->kobj);
+		rnbd_clt_remove_self(dev->disk, self);
 }
 
 /**

@@ -8,14 +8,14 @@
  *    one.  The last put unlinks it and tears it down (single release path).
  *  - struct rnbd_clt_dev: one per mapped remote device, on its session's
  *    list.  Its state field decides who may tear it down: whoever moves it
- *    to RNBD_CLT_DEV_UNMAPPING.  The memory is freed by the release of the
- *    embedded kobject (/sys/block/rnbdN/rnbd).
+ *    to RNBD_CLT_DEV_UNMAPPING.  Refcounted: the map holds one reference
+ *    until unmap, the session's works one while they use it.  Its sysfs
+ *    files (/sys/block/rnbdN/rnbd/) are a group of the disk, gone with it.
  */
 #ifndef RNBD_CLT_H
 #define RNBD_CLT_H
 
 #include <linux/blk-mq.h>
-#include <linux/kobject.h>
 #include <linux/kref.h>
 #include <linux/limits.h>
 #include <linux/list.h>
@@ -126,13 +126,16 @@ struct rnbd_clt_sess {
 
 /**
  * struct rnbd_clt_dev - a mapped remote device
- * @kobj: /sys/block/rnbdN/rnbd; its release frees the structure
+ * @ref: one from map until unmap, plus one per work using the device;
+ *	the last frees the structure
  * @node: entry in the session's devs list, under sess->lock
  * @sess: session, referenced until the device is freed
  * @disk: gendisk, from the MAPPED state until unmap
  * @state: enum rnbd_clt_dev_state; written under sess->lock, read
  *	locklessly on the IO path
  * @held: the session quiesced the disk's queue; under sess->lock
+ * @ready: map_device() is done with the device, so unmap may free it;
+ *	under sess->lock
  * @size_check: the size work is to ask about it; under sess->lock
  * @epoch: the session's epoch of @dev_id; under sess->lock
  * @idx: N of /dev/rnbdN
@@ -145,12 +148,13 @@ struct rnbd_clt_sess {
  *	empty if there is none
  */
 struct rnbd_clt_dev {
-	struct kobject		kobj;
+	struct kref		ref;
 	struct list_head	node;
 	struct rnbd_clt_sess	*sess;
 	struct gendisk		*disk;
 	enum rnbd_clt_dev_state	state;
 	bool			held;
+	bool			ready;
 	bool			size_check;
 	u32			epoch;
 	int			idx;
@@ -201,6 +205,8 @@ int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
 			    const struct rnbd_msg_open_rsp *rsp);
 int rnbd_clt_unmap_device(struct rnbd_clt_dev *dev, bool force,
 			  const struct attribute *self);
+void rnbd_clt_dev_get(struct rnbd_clt_dev *dev);
+void rnbd_clt_dev_put(struct rnbd_clt_dev *dev);
 int rnbd_clt_dev_init(void);
 void rnbd_clt_dev_exit(void);
 
@@ -212,8 +218,8 @@ void rnbd_clt_size_work(struct work_struct *work);
 /* rnbd-clt-sysfs.c: control device and per-device attributes */
 int rnbd_clt_parse_map_opts(const char *buf, size_t count,
 			    struct rnbd_clt_map_opts *opts);
-void rnbd_clt_dev_kobj_init(struct rnbd_clt_dev *dev);
-int rnbd_clt_dev_sysfs_add(struct rnbd_clt_dev *dev);
+extern const struct attribute_group *rnbd_clt_disk_groups[];
+void rnbd_clt_dev_sysfs_add(struct rnbd_clt_dev *dev);
 void rnbd_clt_dev_sysfs_remove(struct rnbd_clt_dev *dev,
 			       const struct attribute *self);
 int rnbd_clt_sysfs_init(void);

@@ -36,6 +36,7 @@
 #include <linux/workqueue.h>
 
 #include "rnbd-srv.h"
+#include "rnbd-srv-trace.h"
 
 /*
  * Runs the close of a device whose last bio ended after its CLOSE; module
@@ -417,6 +418,7 @@ static void rnbd_srv_dev_release_work(struct work_struct *work)
 static void rnbd_srv_dev_destroy(struct rnbd_srv_sess *sess,
 				 struct rnbd_srv_dev *dev)
 {
+	trace_rnbd_srv_dev_close(sess, dev, refcount_read(&dev->ref) > 1);
 	mutex_lock(&rnbd_srv_exports_mutex);
 	rnbd_srv_sysfs_dev_del(dev);
 	mutex_unlock(&rnbd_srv_exports_mutex);

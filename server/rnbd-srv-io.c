@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 
 #include "rnbd-srv.h"
+#include "rnbd-srv-trace.h"
 
 /**
  * struct rnbd_srv_io - one IO in flight
@@ -109,6 +110,7 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 		queue_work(rnbd_srv_submit_wq, &io->retry_work);
 		return;
 	}
+	trace_rnbd_srv_io_complete(req, dev->id, err, len);
 	bio_put(bio);
 	/*
 	 * The device before the answer: a client that got every answer and
@@ -221,10 +223,14 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	if (req->usr_len != sizeof(*msg))
 		return -EPROTO;
 	dev = rnbd_srv_dev_get(sess, le32_to_cpu(msg->dev_id));
-	if (!dev)
+	if (!dev) {
+		trace_rnbd_srv_io_complete(req, le32_to_cpu(msg->dev_id),
+					   -ENODEV, 0);
 		return -ENODEV;
+	}
 	err = rnbd_srv_io_check(dev, req, msg, &opf);
 	if (err) {
+		trace_rnbd_srv_io_complete(req, dev->id, err, 0);
 		rnbd_srv_dev_put(dev);
 		return err;
 	}
@@ -239,6 +245,7 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	io->read_len = msg->op == RNBD_OP_READ ? le32_to_cpu(msg->len) : 0;
 	io->opf = opf;
 	rnbd_srv_io_fill(io);
+	trace_rnbd_srv_io_submit(req, msg);
 	submit_bio(bio);
 	return 0;
 }

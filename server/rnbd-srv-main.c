@@ -11,6 +11,7 @@
 #include <linux/string.h>
 
 #include "rnbd-srv.h"
+#include "rnbd-srv-trace.h"
 
 static ushort rnbd_srv_port_nr = TRS_DEFAULT_PORT;
 module_param_named(port_nr, rnbd_srv_port_nr, ushort, 0444);
@@ -70,6 +71,8 @@ static int rnbd_srv_open(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	    req->data_len < sizeof(rsp) || msg->reserved0 || msg->reserved1)
 		return -EPROTO;
 	err = rnbd_srv_dev_open(sess, msg, &rsp);
+	trace_rnbd_srv_dev_open(sess, msg, err ? 0 : le32_to_cpu(rsp.dev_id),
+				err);
 	if (err) {
 		pr_info_ratelimited("session %s: opening %*pE failed: %d\n",
 				    trs_srv_sess_name(sess->trs),
