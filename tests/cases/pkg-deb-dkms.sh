@@ -150,7 +150,7 @@ start_guest guest --timeout "$([ "$long" = 0 ] && echo 600 || echo 2300)" \
 t=$(date +%s)
 build() {
 	"$REPO/packaging/build-deb" --out "$deb" || return 1
-	cp -r "$deb" "$sync/deb"
+	cp -r "$deb" "$sync/deb" || return 1
 	[ "$long" = 0 ] || return 0
 	# DKMS's build of the package's sources, in a tree of the case's own
 	# (--dkmstree, --sourcetree, a signing key of its own: nothing under
