@@ -35,6 +35,7 @@ if [ "$long" = 0 ]; then
 	cat >"$job/../guest.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 . "$REPO/tests/lib/pkg.sh"
+kmsg "pkg: checks"
 pkg_modules "$(uname -r)"
 pkg_use
 G
