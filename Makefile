@@ -4,6 +4,7 @@
 #
 #   make            build every module against KDIR (Debian's packaged kernel)
 #   make lint       checkpatch --strict and sparse (C=2); fails on any finding
+#   make man        regenerate Documentation/man/*.[578] from their .scd sources
 #   make check      static checks plus every test case in the QEMU guest
 #   make check KERNEL=debug
 #                   the same on the debug kernel (KASAN, lockdep, kmemleak,
@@ -32,7 +33,7 @@ endif
 # W=1 stays on for every build: the tree must be warning-free under it.
 W ?= 1
 
-.PHONY: all modules clean lint check demo bench setup debug-kernel deb
+.PHONY: all modules clean lint check demo bench setup debug-kernel man deb
 
 all: modules
 
@@ -59,6 +60,9 @@ setup:
 
 lint:
 	scripts/lint
+
+man:
+	scripts/man build
 
 check: setup
 	scripts/check $(if $(T),--only $(T))

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: rnbdctl, our admin CLI, on live mappings: map (a new session with
+#       "ip:" left out, a second device onto it read-only), list and show
+#       in text and --json (parsed, every field checked against sysfs and
+#       what the case did: client devices, sessions, paths, byte counters;
+#       server exports and sessions), show of a device and of a session,
+#       version, unmap by name and by /dev path, unmap --force of an open
+#       device; every error path's message and exit code: usage errors,
+#       client module not loaded, unreachable server, nobody listening,
+#       no such device on the server, device busy on the server, already
+#       mapped, malformed request, unmap of a mounted and of an open device,
+#       unknown device or session; a failed map leaves nothing behind
+#       (few rnbdctl runs: python3 starts in seconds in a loaded TCG guest)
+# boot: shared
+# timeout: 300
+. "$REPO/tests/lib/rnbdctl.sh"
+A=$RXE_ADDR
+
+# ---- before the modules ---------------------------------------------------
+ctl 9 map -s s1 -p "ip:$A" /dev/nullb1
+err_has "the rnbd client is not loaded (no /sys/devices/virtual/rnbd-client/ctl/map_device): modprobe rnbd_client"
+ctl 1 map /dev/nullb1
+err_has "the following arguments are required: -s/--session"
+ctl 1 map -s s1 -p "ip:$A" "/dev/nullb1 access_mode=ro"
+err_has "device path '/dev/nullb1 access_mode=ro': must be non-empty, without spaces"
+
+# ---- map ------------------------------------------------------------------
+nb1=$(nullb_create nullb1 16)
+nb2=$(nullb_create nullb2 8)
+rnbd_setup
+ctl 0 --json version
+json 'd["version"]' 1 'd["modules"]["rnbd_client"]' True 'd["modules"]["rnbd_server"]' True
+S=ctl-srv
+ctl 0 map -s "$S" -p "$A" "$nb1"
+dev1=$(basename "$(cat /tmp/ctl.out)")
+expect_eq "map prints" "$(cat /tmp/ctl.out)" "/dev/$dev1"
+expect_eq "$dev1 session" "$(cat "/sys/block/$dev1/rnbd/session")" "$S"
+expect_eq "$dev1 mapping_path" "$(cat "/sys/block/$dev1/rnbd/mapping_path")" "$nb1"
+ctl 0 --json map -s "$S" --ro "$nb2"
+dev2=$(basename "$(readlink "/sys/class/rnbd-client/ctl/devices/$(echo "$nb2" | tr / !)@$S")")
+expect_eq "$dev2 access_mode" "$(cat "/sys/block/$dev2/rnbd/access_mode")" ro
+expect_eq "$dev2 ro" "$(cat "/sys/block/$dev2/ro")" 1
+expect_eq "sessions" "$(ls /sys/class/rtrs-client)" "$S"
+json 'd["version"]' 1 \
+	'[(r["result"], r["sessname"], r["mapping_path"], r["devname"], r["error"], r["exit_code"]) for r in d["results"]]' \
+	"[('mapped', '$S', '$nb2', '$dev2', None, 0)]" \
+	'[(i["devname"], i["access_mode"]) for i in d["imports"]]' "[('$dev2', 'ro')]"
+
+# traffic: 1 MiB written to dev1, 2 MiB read from it
+dd if=/dev/urandom of=/tmp/ctl-data bs=64k count=16 2>/dev/null
+dd if=/tmp/ctl-data of="/dev/$dev1" bs=64k oflag=direct 2>/dev/null || die "write $dev1"
+dd if="/dev/$dev1" of=/dev/null bs=64k count=32 iflag=direct 2>/dev/null || die "read $dev1"
+
+# ---- list, show -----------------------------------------------------------
+ctl 0 list
+expect_eq "list, $dev1" "$(awk -v d="$dev1" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
+	"$S $nb1 rw open 16.0 MiB"
+expect_eq "list, $dev2" "$(awk -v d="$dev2" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
+	"$S $nb2 ro open 8.0 MiB"
+P=/sys/class/rtrs-client/$S/paths
+pname=$(ls "$P")
+read -r _ rb _ wb inf _ <"$P/$pname/stats/rdma"
+ssess=$(ls /sys/class/rtrs-server)
+sp=/sys/class/rtrs-server/$ssess/paths
+spname=$(ls "$sp")
+read -r _ srb _ swb _ <"$sp/$spname/stats/rdma"
+ctl 0 show --json
+# the client's devices, field by field, against sysfs and what was mapped
+checks=('d["version"]' 1 "sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2'])" True)
+for dev in "$dev1" "$dev2"; do
+	b=/sys/block/$dev
+	read -r _ _ rs _ _ _ ws _ <"$b/stat"
+	case $dev in
+	"$dev1") want="'$nb1', 'rw', False, 16777216" ;;
+	*) want="'$nb2', 'ro', True, 8388608" ;;
+	esac
+	x="[i for i in d['imports'] if i['devname'] == '$dev'][0]"
+	checks+=(
+		"[${x}[k] for k in ('devpath', 'sessname', 'mapping_path', 'access_mode', 'ro', 'size_bytes')]"
+		"['/dev/$dev', '$S', $want]"
+		"[${x}[k] for k in ('mapping_path', 'access_mode', 'state', 'size_bytes', 'direction')]"
+		"['$(cat "$b/rnbd/mapping_path")', '$(cat "$b/rnbd/access_mode")', '$(cat "$b/rnbd/state")', $(($(cat "$b/size") * 512)), 'import']"
+		"(${x}['rx_sect'], ${x}['tx_sect'])" "($rs, $ws)")
+done
+checks+=("[i['rx_sect'] >= 4096 and i['tx_sect'] >= 2048 for i in d['imports'] if i['devname'] == '$dev1']" "[True]")
+# its session and path
+x="d['outgoing sessions'][0]"
+checks+=('len(d["outgoing sessions"])' 1
+	"[${x}[k] for k in ('sessname', 'direction', 'state', 'path_cnt', 'act_path_cnt', 'path_uu', 'mp', 'mp_short')]"
+	"['$S', 'outgoing', 'connected', 1, 1, 'U', 'round-robin', 'RR']"
+	"[${x}[k] for k in ('rx_bytes', 'tx_bytes', 'inflights', 'reconnects')]" "[$rb, $wb, $inf, 0]"
+	"${x}['rx_bytes'] >= 2097152 and ${x}['tx_bytes'] >= 1048576" True)
+x="d['outgoing sessions'][0]['paths'][0]"
+checks+=("[${x}[k] for k in ('pathname', 'src_addr', 'dst_addr', 'hca_name', 'hca_port', 'state', 'direction')]"
+	"['$pname', '$(cat "$P/$pname/src_addr")', 'ip:$A', '$(cat "$P/$pname/hca_name")', $(cat "$P/$pname/hca_port"), '$(cat "$P/$pname/state")', 'outgoing']"
+	"[${x}[k] for k in ('hca_name', 'hca_port', 'rx_bytes', 'tx_bytes', 'reconnects')]" "['$RXE_DEV', 1, $rb, $wb, 0]")
+# the server side of the same guest
+checks+=("sorted([e[k] for k in ('devname', 'devpath', 'sessname', 'mapping_path', 'access_mode', 'ro', 'direction')] for e in d['exports'])"
+	"[['nullb1', '/dev/nullb1', '$ssess', '$nb1', 'rw', False, 'export'], ['nullb2', '/dev/nullb2', '$ssess', '$nb2', 'ro', True, 'export']]")
+for b in nullb1 nullb2; do
+	sd=/sys/class/rnbd-server/ctl/devices/$b/sessions/$ssess
+	ro=False
+	[ "$(cat "$sd/read_only")" = 1 ] && ro=True
+	checks+=("[(e['mapping_path'], e['access_mode'], e['ro']) for e in d['exports'] if e['devname'] == '$b']"
+		"[('$(cat "$sd/mapping_path")', '$(cat "$sd/access_mode")', $ro)]")
+done
+x="d['incoming sessions'][0]"
+checks+=('len(d["incoming sessions"])' 1
+	"[${x}[k] for k in ('sessname', 'direction', 'state', 'path_cnt', 'act_path_cnt', 'tx_bytes', 'rx_bytes')]"
+	"['$ssess', 'incoming', 'connected', 1, 1, $srb, $swb]"
+	"[${x}['paths'][0][k] for k in ('pathname', 'src_addr', 'dst_addr', 'state')]"
+	"['$spname', '$(cat "$P/$pname/src_addr")', 'ip:$A', 'connected']"
+	"${x}['tx_bytes'] >= 2097152 and ${x}['rx_bytes'] >= 1048576" True)
+json "${checks[@]}"
+ctl 0 show
+out_has "session $S (outgoing): connected, 1/1 paths connected policy round-robin"
+out_has "  path $pname: connected, $RXE_DEV port 1"
+out_has "session $ssess (incoming): connected, 1/1 paths connected"
+ctl 0 show "/dev/$dev2" --json
+json '[(i["devname"], i["mapping_path"]) for i in d["imports"]]' "[('$dev2', '$nb2')]" \
+	'"outgoing sessions" in d' False
+ctl 0 show "$S" --json
+json '[s["sessname"] for s in d["outgoing sessions"]]' "['$S']" \
+	"sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2'])" True \
+	'"exports" in d' False
+ctl 0 show "$ssess" --json
+json '([s["sessname"] for s in d["incoming sessions"]], len(d["exports"]), "imports" in d)' "(['$ssess'], 2, False)"
+ctl 3 show no-such-session
+err_has "no-such-session: no such rnbd device or session"
+
+# ---- map errors: message, exit code, nothing left behind ------------------
+before=$(rnbd_devs; ls /sys/class/rtrs-client)
+ctl 7 map -s "$S" "$nb1"
+err_has "$nb1 is already mapped in session $S (as $dev1)"
+ctl 6 --json map -s "$S" /dev/does-not-exist
+err_has "no such device on the server: /dev/does-not-exist"
+json '[(r["result"], r["errno"], r["exit_code"], r["devname"]) for r in d["results"]]' \
+	"[('failed', 'ENOENT', 6, None)]" \
+	'd["results"][0]["error"].startswith("no such device on the server")' True
+ctl 4 map -s ctl-other -p "ip:$A" "$nb1"
+err_has "$nb1 is busy on the server"
+ctl 5 map -s ctl-bad -p "ip:$A" --port 4444 "$nb1"
+err_has "server unreachable (ip:$A): nobody listens there"
+ctl 8 map -s ctl-bad -p "ip:$A" -a wo "$nb1"
+err_has "the kernel refused the request as malformed"
+ctl 8 map -s "$S" -p ip:10.9.0.9 "$nb2"
+err_has "a session that exists takes only its own paths"
+after=$(rnbd_devs; ls /sys/class/rtrs-client)
+expect_eq "devices and sessions after the failed maps" "$after" "$before"
+
+# ---- unmap ----------------------------------------------------------------
+mkfs.ext4 -q -F "/dev/$dev1" || die "mkfs.ext4"
+mkdir -p /mnt/ctl
+mount "/dev/$dev1" /mnt/ctl || die "mount"
+ctl 4 unmap "$dev1"
+err_has "$dev1 is in use: mounted on /mnt/ctl"
+umount /mnt/ctl
+exec 3<"/dev/$dev2"
+ctl 4 unmap "$dev2"
+err_has "$dev2 is in use: the device is mounted or open"
+ctl 3 --json unmap rnbd99
+err_has "rnbd99: no such mapped rnbd device"
+json '(d["version"], d["error"]["exit_code"])' "(1, 3)"
+ctl 3 unmap ../../block/nullb1
+expect_eq "devices after the refused unmaps" "$(rnbd_devs; ls /sys/class/rtrs-client)" "$before"
+ctl 0 unmap --force "$dev2"
+exec 3<&-
+[ ! -e "/sys/block/$dev2" ] || die "$dev2 still there after unmap --force"
+ctl 0 --json unmap "/dev/$dev1"
+json '[(r["result"], r["devname"], r["sessname"], r["mapping_path"]) for r in d["results"]]' \
+	"[('unmapped', '$dev1', '$S', '$nb1')]"
+expect_eq "devices left" "$(rnbd_devs)" ""
+# the session ends with its last device
+i=0
+while [ -n "$(ls /sys/class/rtrs-client)" ]; do
+	i=$((i + 1))
+	[ $i -lt 50 ] || die "session left: $(ls /sys/class/rtrs-client)"
+	sleep 0.1
+done
