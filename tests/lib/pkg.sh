@@ -58,7 +58,7 @@ pkg_modules() {
 pkg_sources() {
 	src=/usr/src/rnbd-$1
 	n=0
-	for f in $(git -C "$REPO" ls-files Kbuild COPYING include transport client server); do
+	for f in $(git -C "$REPO" ls-files Kbuild include transport client server); do
 		cmp -s "$REPO/$f" "$src/$f" || die "$src/$f differs from the tree's or is missing"
 		n=$((n + 1))
 	done
