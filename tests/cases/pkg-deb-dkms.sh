@@ -38,6 +38,9 @@ if [ "$long" = 0 ]; then
 kmsg "pkg: checks"
 pkg_modules "$(uname -r)"
 pkg_use
+# the debug kernel's detectors, as the runner checks after a guest case
+kmemleak_check || die "kmemleak: objects leaked by our modules (above)"
+lockdep_check || exit 1
 G
 	# dpkg, its postinst's DKMS build and the checks, then the guest,
 	# then dpkg -r and --purge, all in the overlay.
@@ -73,6 +76,8 @@ pkg_absent "$kver"
 pkg_install "$deb"
 pkg_installed "$ver" "$kver"
 pkg_use
+kmemleak_check || die "kmemleak: objects leaked by our modules (above)"
+lockdep_check || exit 1
 pkg_remove "$ver" "$kver"
 pkg_purge
 G
