@@ -11,6 +11,8 @@
 #                   fault injection), built first: scripts/debug-kernel
 #   make demo       boot a guest and show a remote disk end to end
 #   make bench      rnbd against local null_blk and NVMe-oF RDMA (REPEAT=N)
+#   make deb        the Debian packages rnbd-dkms and rnbd-utils, version
+#                   from VERSION, in .build/deb/ (packaging/build-deb)
 
 # The guest kernel: what Debian's linux-image-amd64 installed, never
 # `uname -r` (the host kernel is not the guest's).
@@ -31,7 +33,7 @@ endif
 # W=1 stays on for every build: the tree must be warning-free under it.
 W ?= 1
 
-.PHONY: all modules clean lint check demo bench setup debug-kernel man
+.PHONY: all modules clean lint check demo bench setup debug-kernel man deb
 
 all: modules
 
@@ -71,3 +73,6 @@ demo: setup
 
 bench: setup
 	scripts/bench/run $(if $(REPEAT),--repeat $(REPEAT))
+
+deb: setup
+	packaging/build-deb

@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: `make deb` builds rnbd-dkms and rnbd-utils; dpkg -i of both in a
+#       throwaway overlay of the host's root (tests/lib/overlay-root) has
+#       the postinst build the five modules with DKMS and install them under
+#       updates/dkms; a guest booted on that root finds them there
+#       (modinfo, modprobe) and maps a device through them with
+#       checksummed IO; dpkg -r / --purge take modules, sources and config
+#       away again.  The host itself is left as it was.  RNBD_LONG=1 does
+#       dpkg -i, the build and dpkg -r in the guest instead (TCG: long).
+# boot: host
+# timeout: 3600
+. "$REPO/tests/lib/host.sh"
+
+long=${RNBD_LONG:-0}
+# The guest's kernel; the debug kernel's modules live in its build cache.
+kver=${KVER:-$("$REPO/scripts/kver")}
+deb=$CASE_RESULTS/deb
+job=$(mk_dir job)
+
+# What the host has of ours: the case must leave it so.
+host_state() {
+	dpkg-query -W -f='${db:Status-Status} ' rnbd-dkms rnbd-utils 2>/dev/null || true
+	ls -d /var/lib/dkms/* /usr/src/rnbd-* /lib/modules/*/updates/dkms/rnbd* \
+		/etc/rnbd 2>/dev/null || true
+}
+before=$(host_state)
+
+t=$(date +%s)
+"$REPO/packaging/build-deb" --out "$deb"
+ver=$(dpkg-deb -f "$deb"/rnbd-dkms_*_all.deb Version)
+echo "make deb: $(($(date +%s) - t)) s, version $ver, kernel $kver"
+
+if [ "$long" = 0 ]; then
+	# The guest uses what the overlay's dpkg installed.
+	cat >"$job/../guest.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+. "$REPO/tests/lib/pkg.sh"
+kmsg "pkg: checks"
+pkg_modules "$(uname -r)"
+pkg_use
+# the debug kernel's detectors, as the runner checks after a guest case
+kmemleak_check || die "kmemleak: objects leaked by our modules (above)"
+lockdep_check || exit 1
+G
+	# dpkg, its postinst's DKMS build and the checks, then the guest,
+	# then dpkg -r and --purge, all in the overlay.
+	cat >"$job/../overlay.sh" <<'O'
+. "$REPO/tests/lib/guest.sh"
+. "$REPO/tests/lib/pkg.sh"
+deb=$1 ver=$2 kver=$3 job=$4
+if [ "${KERNEL:-}" = debug ]; then
+	# the debug kernel's modules, where the postinst finds every kernel
+	ln -s "$("$REPO/scripts/debug-kernel" dir)/root/lib/modules/$kver" "/lib/modules/$kver"
+fi
+pkg_absent "$kver"
+pkg_install "$deb"
+pkg_installed "$ver" "$kver"
+t=$(date +%s)
+rc=0
+"$REPO/scripts/guest-run" --quiet --timeout 300 --job "$job" "$job/../guest.sh" || rc=$?
+echo "--- guest ($(($(date +%s) - t)) s)"
+cat "$job/test.log"
+[ "$rc" = 0 ] || die "guest status $rc"
+pkg_remove "$ver" "$kver"
+pkg_purge
+O
+	"$REPO/tests/lib/overlay-root" "$CASE_RESULTS/overlay" --bind "$CASE_RESULTS" -- \
+		/bin/sh "$job/../overlay.sh" "$deb" "$ver" "$kver" "$job"
+else
+	# All in the guest: dpkg, DKMS compiling under TCG, depmod.
+	cat >"$job/../guest.sh" <<'G'
+. "$REPO/tests/lib/guest.sh"
+. "$REPO/tests/lib/pkg.sh"
+deb=$1 ver=$2 kver=$(uname -r)
+pkg_absent "$kver"
+pkg_install "$deb"
+pkg_installed "$ver" "$kver"
+pkg_use
+kmemleak_check || die "kmemleak: objects leaked by our modules (above)"
+lockdep_check || exit 1
+pkg_remove "$ver" "$kver"
+pkg_purge
+G
+	rc=0
+	"$GUEST_RUN" --quiet --timeout 3300 --job "$job" "$job/../guest.sh" "$deb" "$ver" || rc=$?
+	cat "$job/test.log"
+	[ "$rc" = 0 ] || die "guest status $rc"
+fi
+
+after=$(host_state)
+[ "$after" = "$before" ] || die "the host changed: before '$before', after '$after'"
