@@ -191,7 +191,7 @@ int trs_clt_add_path(struct trs_clt_sess *sess,
 		goto free_path;
 	err = trs_clt_path_sysfs_add(path);
 	if (err)
-		goto teardown;
+		goto remove_path_sysfs;
 	list_add_tail_rcu(&path->entry, &sess->paths);
 	WRITE_ONCE(sess->nr_paths, sess->nr_paths + 1);
 	mutex_lock(&sess->event_mutex);
@@ -213,8 +213,9 @@ unlink:
 	list_del_rcu(&path->entry);
 	WRITE_ONCE(sess->nr_paths, sess->nr_paths - 1);
 	synchronize_rcu();
+remove_path_sysfs:
+	/* also what a failed trs_clt_path_sysfs_add() left */
 	trs_clt_path_sysfs_del(path);
-teardown:
 	trs_clt_path_teardown(path);
 free_path:
 	trs_clt_err(sess, "cannot add a path to %s (last step: %s on connection %u): %pe\n",

@@ -291,7 +291,7 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 		goto teardown;
 	err = trs_clt_path_sysfs_add(path);
 	if (err)
-		goto remove_sysfs;
+		goto remove_path_sysfs;
 	mutex_lock(&sess->paths_mutex);
 	list_add_tail_rcu(&path->entry, &sess->paths);
 	sess->nr_paths = 1;
@@ -321,8 +321,9 @@ unlink:
 	sess->nr_paths = 0;
 	mutex_unlock(&sess->paths_mutex);
 	synchronize_rcu();
+remove_path_sysfs:
+	/* also what a failed trs_clt_path_sysfs_add() left */
 	trs_clt_path_sysfs_del(path);
-remove_sysfs:
 	trs_clt_sysfs_del(sess);
 teardown:
 	trs_clt_path_teardown(path);
