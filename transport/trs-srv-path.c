@@ -414,6 +414,18 @@ free_path:
 }
 
 /**
+ * trs_srv_path_discard() - free a path that was never linked nor started
+ * @path: from trs_srv_path_alloc()
+ *
+ * Releases what trs_srv_path_alloc() took: its chunk memory admission and
+ * its session reference.  trs_srv_mutex may be held.
+ */
+void trs_srv_path_discard(struct trs_srv_path *path)
+{
+	trs_srv_path_free(path);
+}
+
+/**
  * trs_srv_path_start() - arm the handshake timeout of a new path
  * @path: a path whose connection 0 was accepted
  */

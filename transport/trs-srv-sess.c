@@ -351,14 +351,16 @@ static void trs_srv_reject(struct rdma_cm_id *cm_id, int err)
 }
 
 /*
- * May a path of @req join @sess?  Returns the path it replaces (NULL if
- * none) or an ERR_PTR().  trs_srv_mutex held.
+ * May a path of @req join @sess?  0 or a negative errno.  trs_srv_mutex
+ * held.  What it saw may change once sess->lock is dropped (a path's close
+ * work unlinks it, and the last one closes the session, without
+ * trs_srv_mutex): trs_srv_sess_link() looks again.
  */
-static struct trs_srv_path *
+static int
 trs_srv_sess_may_join(struct trs_srv_ctx *ctx, struct trs_srv_sess *sess,
 		      const struct trs_msg_conn_req *req)
 {
-	struct trs_srv_path *path, *old = NULL;
+	struct trs_srv_path *path;
 	u16 id = le16_to_cpu(req->path_id);
 	u32 live = 0;
 	int err = 0;
@@ -366,7 +368,7 @@ trs_srv_sess_may_join(struct trs_srv_ctx *ctx, struct trs_srv_sess *sess,
 	/* not the client of that session: it does not know its key */
 	if (sess->ctx != ctx ||
 	    crypto_memneq(req->sess_key, sess->key, TRS_SESS_KEY_LEN))
-		return ERR_PTR(-EEXIST);
+		return -EEXIST;
 	if (!sess->multipath || !(req->caps & cpu_to_le32(TRS_CAP_MULTIPATH))) {
 		/*
 		 * A client without multipath reconnects a session we still
@@ -375,7 +377,7 @@ trs_srv_sess_may_join(struct trs_srv_ctx *ctx, struct trs_srv_sess *sess,
 		 * retry once it is gone.
 		 */
 		trs_srv_sess_close(sess, "the client reconnected");
-		return ERR_PTR(-EAGAIN);
+		return -EAGAIN;
 	}
 	spin_lock_irq(&sess->lock);
 	if (sess->closing) {
@@ -384,18 +386,40 @@ trs_srv_sess_may_join(struct trs_srv_ctx *ctx, struct trs_srv_sess *sess,
 		goto unlock;
 	}
 	list_for_each_entry(path, &sess->paths, sess_entry) {
-		if (READ_ONCE(path->state) == TRS_SRV_CLOSING)
-			continue;
-		if (path->path_id == id)
-			old = path;
-		else
+		if (READ_ONCE(path->state) != TRS_SRV_CLOSING &&
+		    path->path_id != id)
 			live++;
 	}
 	if (live >= TRS_SRV_MAX_PATHS)
 		err = -EUSERS;
 unlock:
 	spin_unlock_irq(&sess->lock);
-	return err ? ERR_PTR(err) : old;
+	return err;
+}
+
+/*
+ * Link @path into its session, replacing a path of the client's same id
+ * (a reconnect of it we did not see fail), unless the session closed
+ * since trs_srv_sess_may_join(): its last path went, and a path linked
+ * now would close it a second time.  0 or -EAGAIN (the client retries).
+ */
+static int trs_srv_sess_link(struct trs_srv_path *path)
+{
+	struct trs_srv_sess *sess = path->sess;
+	struct trs_srv_path *old;
+
+	spin_lock_irq(&sess->lock);
+	if (sess->closing) {
+		spin_unlock_irq(&sess->lock);
+		return -EAGAIN;
+	}
+	list_for_each_entry(old, &sess->paths, sess_entry)
+		if (old->path_id == path->path_id)
+			trs_srv_path_fail(old, "replaced by a new connect of its client");
+	list_add_tail(&path->sess_entry, &sess->paths);
+	sess->nr_paths++;
+	spin_unlock_irq(&sess->lock);
+	return 0;
 }
 
 /*
@@ -411,7 +435,7 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	struct ib_device *dev = cm_id->device;
 	const struct ib_device_attr *attr = &dev->attrs;
 	u32 chunk_size = TRS_HDR_AREA + trs_srv_max_io_size;
-	struct trs_srv_path *path = NULL, *old = NULL;
+	struct trs_srv_path *path = NULL;
 	struct trs_msg_conn_rsp rsp;
 	struct sockaddr_storage peer;
 	struct trs_srv_sess *sess;
@@ -435,11 +459,9 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	mutex_lock(&trs_srv_mutex);
 	sess = trs_srv_find(req->sess_uuid);
 	if (sess) {
-		old = trs_srv_sess_may_join(ctx, sess, req);
-		if (IS_ERR(old)) {
-			err = PTR_ERR(old);
+		err = trs_srv_sess_may_join(ctx, sess, req);
+		if (err)
 			goto unlock;
-		}
 	} else {
 		sess = trs_srv_sess_create(ctx, cm_id, req, &peer);
 		if (IS_ERR(sess)) {
@@ -467,12 +489,9 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		err = -ENOMEM;
 		goto release_bytes;
 	}
-	spin_lock_irq(&sess->lock);
-	list_add_tail(&path->sess_entry, &sess->paths);
-	sess->nr_paths++;
-	if (old)
-		trs_srv_path_fail(old, "replaced by a new connect of its client");
-	spin_unlock_irq(&sess->lock);
+	err = trs_srv_sess_link(path);
+	if (err)
+		goto free_path;
 	mutex_unlock(&trs_srv_mutex);
 
 	err = trs_srv_path_dev_init(path, dev);
@@ -482,6 +501,10 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	}
 	return path;
 
+free_path:
+	/* it releases the bytes and its session reference */
+	trs_srv_path_discard(path);
+	goto drop_sess;
 release_bytes:
 	trs_srv_release_bytes(bytes);
 drop_sess:
