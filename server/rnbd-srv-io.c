@@ -2,7 +2,8 @@
 /*
  * rnbd server: block IO.  Each RNBD_MSG_IO becomes one bio submitted
  * straight from the transport chunk (physically contiguous, one multi-page
- * bvec, no copy); the bio's completion answers the request.
+ * bvec, no copy); the bio's completion answers the request.  A request to
+ * a regular file goes to rnbd-srv-file.c instead, after the same checks.
  *
  * Bios are submitted from the connection's completion work, which must not
  * sleep on one device: with REQ_NOWAIT a device out of tags (or frozen, or
@@ -42,15 +43,21 @@ static struct workqueue_struct *rnbd_srv_submit_wq;
 
 static void rnbd_srv_bio_end_io(struct bio *bio);
 
-/*
- * The bio's priority: the client's class and level (checked already; any
- * other bits, such as hints, are dropped), except that the real-time
- * class, which goes before all best-effort IO of the device and locally
- * needs CAP_SYS_NICE, becomes best-effort of the same level unless
- * allow_rt_prio.  Logged once, never per IO.
+/**
+ * rnbd_srv_io_prio() - the IO priority to serve a request with
+ * @req: the request
+ * @msg: its IO message, checked already
+ *
+ * The client's class and level (any other bits, such as hints, are
+ * dropped), except that the real-time class, which goes before all
+ * best-effort IO of the device and locally needs CAP_SYS_NICE, becomes
+ * best-effort of the same level unless allow_rt_prio.  Logged once, never
+ * per IO.
+ *
+ * Return: an ioprio value for a bio or a kiocb.
  */
-static u16 rnbd_srv_io_prio(const struct trs_srv_req *req,
-			    const struct rnbd_msg_io *msg)
+u16 rnbd_srv_io_prio(const struct trs_srv_req *req,
+		     const struct rnbd_msg_io *msg)
 {
 	u16 prio = le16_to_cpu(msg->prio);
 	u16 class = IOPRIO_PRIO_CLASS(prio);
@@ -119,8 +126,15 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 	trs_srv_resp(req, err, len);
 }
 
-/* The request flags of @msg, or -EINVAL if they do not fit its op. */
-static int rnbd_srv_io_flags(const struct rnbd_msg_io *msg, blk_opf_t *opf)
+/**
+ * rnbd_srv_io_flags() - add the request flags of @msg to @opf
+ * @msg: IO message whose op is checked already
+ * @opf: REQ_FUA, REQ_PREFLUSH, REQ_NOUNMAP, REQ_SYNC added to it
+ *
+ * Return: 0, -EOPNOTSUPP for an unknown flag, -EINVAL for a flag its op
+ * does not take.
+ */
+int rnbd_srv_io_flags(const struct rnbd_msg_io *msg, blk_opf_t *opf)
 {
 	if (msg->flags & ~RNBD_F_ALL)
 		return -EOPNOTSUPP;
@@ -143,15 +157,25 @@ static int rnbd_srv_io_flags(const struct rnbd_msg_io *msg, blk_opf_t *opf)
 	return 0;
 }
 
-/* Validate @msg against @req and @dev; build the bio's op and flags. */
-static int rnbd_srv_io_check(const struct rnbd_srv_dev *dev,
-			     const struct trs_srv_req *req,
-			     const struct rnbd_msg_io *msg, blk_opf_t *opf)
+/**
+ * rnbd_srv_io_check() - validate an IO message against its request and
+ *	the device's geometry
+ * @req: the request
+ * @msg: its IO message
+ * @lbs: the device's logical block size, bytes
+ * @cap: the device's size, 512-byte sectors
+ * @opf: set to the bio's op (flags are rnbd_srv_io_flags()')
+ *
+ * Return: 0, -EOPNOTSUPP for an unknown op, -EPROTO for a transport
+ * direction or data length the op does not have, -EINVAL for a bad
+ * priority, length or range.
+ */
+int rnbd_srv_io_check(const struct trs_srv_req *req,
+		      const struct rnbd_msg_io *msg, u32 lbs, u64 cap,
+		      blk_opf_t *opf)
 {
 	u32 len = le32_to_cpu(msg->len);
 	u64 sector = le64_to_cpu(msg->sector);
-	u32 lbs = bdev_logical_block_size(dev->bdev);
-	u64 cap = bdev_nr_sectors(dev->bdev);
 	enum dma_data_direction dir = DMA_NONE;
 
 	switch (msg->op) {
@@ -190,8 +214,22 @@ static int rnbd_srv_io_check(const struct rnbd_srv_dev *dev,
 		   sector > cap || len >> SECTOR_SHIFT > cap - sector) {
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Validate @msg for the block device of @dev; build the bio's op and flags. */
+static int rnbd_srv_io_bdev_check(const struct rnbd_srv_dev *dev,
+				  const struct trs_srv_req *req,
+				  const struct rnbd_msg_io *msg, blk_opf_t *opf)
+{
+	int err;
+
+	err = rnbd_srv_io_check(req, msg, bdev_logical_block_size(dev->bdev),
+				bdev_nr_sectors(dev->bdev), opf);
+	if (err)
+		return err;
 	/* set read-only since the open: the block layer would only warn */
-	if (msg->op != RNBD_OP_READ && msg->op != RNBD_OP_FLUSH &&
+	if (rnbd_srv_io_writes(msg) &&
 	    (!(dev->mode & FMODE_WRITE) || bdev_read_only(dev->bdev)))
 		return -EROFS;
 	return rnbd_srv_io_flags(msg, opf);
@@ -203,11 +241,12 @@ static int rnbd_srv_io_check(const struct rnbd_srv_dev *dev,
  * @req: the request; its header is checked already
  *
  * Context: process context.
- * Return: 0 if a bio was submitted (its completion answers @req), else the
- * errno to answer @req with: -EPROTO for a malformed request, -ENODEV for
- * an unknown dev_id, -EOPNOTSUPP for an unknown op or flag, -EINVAL for a
- * bad length, sector range, priority or flag combination, -EROFS for a
- * write to a device opened read-only or read-only now.
+ * Return: 0 if a bio (or a file's IO) was started (its completion answers
+ * @req), else the errno to answer @req with: -EPROTO for a malformed
+ * request, -ENODEV for an unknown dev_id, -EOPNOTSUPP for an unknown op or
+ * flag, -EINVAL for a bad length, sector range, priority or flag
+ * combination, -EROFS for a write to a device opened read-only or
+ * read-only now.
  */
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 {
@@ -223,7 +262,10 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	dev = rnbd_srv_dev_get(sess, le32_to_cpu(msg->dev_id));
 	if (!dev)
 		return -ENODEV;
-	err = rnbd_srv_io_check(dev, req, msg, &opf);
+	/* the one branch the block path pays for files */
+	if (unlikely(dev->file))
+		return rnbd_srv_file_io(dev, req);
+	err = rnbd_srv_io_bdev_check(dev, req, msg, &opf);
 	if (err) {
 		rnbd_srv_dev_put(dev);
 		return err;
