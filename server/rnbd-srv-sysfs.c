@@ -258,20 +258,19 @@ void rnbd_srv_sysfs_export_add(struct rnbd_srv_export *exp,
 	struct block_device *bdev = dev->bdev;
 	int err;
 
-	if (!bdev) {
+	if (bdev)
+		err = kobject_add(&exp->kobj, rnbd_srv_devs_kobj, "%s",
+				  dev_name(&bdev->bd_device));
+	else
 		err = rnbd_srv_sysfs_file_add(exp);
-		if (err)
-			goto warn;
-		goto add_sessions;
-	}
-	err = kobject_add(&exp->kobj, rnbd_srv_devs_kobj, "%s",
-			  dev_name(&bdev->bd_device));
 	if (err)
 		goto warn;
-	err = sysfs_create_link(&exp->kobj, bdev_kobj(bdev), "block_dev");
-	if (err)
-		goto del_export;
-add_sessions:
+	if (bdev) {
+		err = sysfs_create_link(&exp->kobj, bdev_kobj(bdev),
+					"block_dev");
+		if (err)
+			goto del_export;
+	}
 	exp->sessions_kobj = kobject_create_and_add("sessions", &exp->kobj);
 	if (!exp->sessions_kobj) {
 		err = -ENOMEM;

@@ -218,6 +218,13 @@ raw_all() {
 
 # ---- main -----------------------------------------------------------------
 
+# queue_env DEV: the queue settings of a target's device, for env
+queue_env() {
+	echo "$1: scheduler=$(cat "/sys/block/$1/queue/scheduler")" \
+		"max_sectors_kb=$(cat "/sys/block/$1/queue/max_sectors_kb")" \
+		"nr_requests=$(cat "/sys/block/$1/queue/nr_requests")"
+}
+
 {
 	echo "kernel=$(uname -r)"
 	echo "cpus=$(nproc)"
@@ -283,9 +290,7 @@ sched_none
 {
 	echo "dev_local=$DEV_local dev_rnbd=$DEV_rnbd dev_nvme=$DEV_nvme"
 	for d in "$DEV_local" "$DEV_rnbd" "$DEV_nvme"; do
-		echo "$d: scheduler=$(cat "/sys/block/$d/queue/scheduler")" \
-			"max_sectors_kb=$(cat "/sys/block/$d/queue/max_sectors_kb")" \
-			"nr_requests=$(cat "/sys/block/$d/queue/nr_requests")"
+		queue_env "$d"
 	done
 } >>"$OUT/env"
 wire_all nvme "$DEV_nvme"
@@ -294,10 +299,7 @@ DEV_rnbd2p=$(map_2p "$NB2P") || die "map $NB2P on two paths"
 {
 	echo "dev_rnbd2p=$DEV_rnbd2p ($NB2P on session bench2:" \
 		"$(ls "$SESS2P/paths" | tr '\n' ' ')$(cat "$SESS2P/mpath_policy"))"
-	d=$DEV_rnbd2p
-	echo "$d: scheduler=$(cat "/sys/block/$d/queue/scheduler")" \
-		"max_sectors_kb=$(cat "/sys/block/$d/queue/max_sectors_kb")" \
-		"nr_requests=$(cat "/sys/block/$d/queue/nr_requests")"
+	queue_env "$DEV_rnbd2p"
 } >>"$OUT/env"
 sched_none
 # file: after the memory and wire counts of the other targets, which it
@@ -312,10 +314,7 @@ DEV_file=$(map_dev bench "$FILE_DIR/disk.img") || die "map the image file"
 {
 	echo "dev_file=$DEV_file ($FILE_DIR/disk.img on tmpfs, session bench," \
 		"io_mode $(cat /sys/class/rnbd-server/ctl/files/*disk.img/io_mode))"
-	d=$DEV_file
-	echo "$d: scheduler=$(cat "/sys/block/$d/queue/scheduler")" \
-		"max_sectors_kb=$(cat "/sys/block/$d/queue/max_sectors_kb")" \
-		"nr_requests=$(cat "/sys/block/$d/queue/nr_requests")"
+	queue_env "$DEV_file"
 } >>"$OUT/env"
 sched_none
 cat "$OUT/env" "$OUT/mem"
