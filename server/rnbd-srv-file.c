@@ -214,7 +214,7 @@ void rnbd_srv_file_fill_open_rsp(const struct rnbd_srv_dev *dev,
 {
 	struct inode *inode = file_inode(dev->file);
 	struct block_device *fs_bdev = inode->i_sb->s_bdev;
-	u32 lbs = dev->lbs, max;
+	u32 lbs = dev->lbs, limit;
 
 	memset(rsp, 0, sizeof(*rsp));
 	rsp->dev_id = cpu_to_le32(dev->id);
@@ -222,9 +222,9 @@ void rnbd_srv_file_fill_open_rsp(const struct rnbd_srv_dev *dev,
 	/* what one read or write of a file can move */
 	rsp->max_hw_sectors = cpu_to_le32(MAX_RW_COUNT >> SECTOR_SHIFT);
 	if (dev->file->f_op->fallocate) {
-		max = round_down(U32_MAX, lbs) >> SECTOR_SHIFT;
-		rsp->max_discard_sectors = cpu_to_le32(max);
-		rsp->max_write_zeroes_sectors = cpu_to_le32(max);
+		limit = round_down(U32_MAX, lbs) >> SECTOR_SHIFT;
+		rsp->max_discard_sectors = cpu_to_le32(limit);
+		rsp->max_write_zeroes_sectors = cpu_to_le32(limit);
 		/* a hole frees whole file system blocks; the rest is zeroed */
 		rsp->discard_granularity = cpu_to_le32(max(i_blocksize(inode),
 							   lbs));
