@@ -12,7 +12,7 @@
 #       its name or a hard link (EBUSY), a file another process writes
 #       (EBUSY, ro with allow_busy_devices), rw on a read-only mount (EROFS)
 # boot: shared
-# timeout: 400
+# timeout: 600
 E=/run/fexp
 B=/run/fexp-backing
 SERVER_PARAMS="dev_search_path=$E"
