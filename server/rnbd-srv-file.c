@@ -30,7 +30,9 @@
  * (vfs_fsync()), DISCARD (fallocate PUNCH_HOLE | KEEP_SIZE) and
  * WRITE_ZEROES (PUNCH_HOLE, or ZERO_RANGE with NOUNMAP).  No thread per
  * request: a concurrency managed workqueue.  Writes hold the file system's
- * freeze protection from submission to completion, as aio does.
+ * freeze protection from submission to completion, and the kiocb lives
+ * until both its submission has returned and its ki_complete has run
+ * (ext4 looks at it after queueing it), as aio does.
  *
  * Exclusivity.  Sessions follow the rules of block devices with the file's
  * export keyed on its inode (rnbd-srv-dev.c).  Other users of the file are
@@ -70,6 +72,10 @@
  * @len: bytes the request covers
  * @done: bytes read or written so far
  * @opf: REQ_FUA, REQ_PREFLUSH, REQ_NOUNMAP of the request
+ * @ret: what @iocb's read or write returned, or its ki_complete got
+ * @ref: two while @iocb is started: the file system may complete it (on
+ *	another CPU) before its read_iter or write_iter returns, and still
+ *	look at it then; the last of the two ends it
  * @prio: IO priority
  * @op: RNBD_OP_*
  * @nowait: @iocb was started with IOCB_NOWAIT
@@ -85,6 +91,8 @@ struct rnbd_srv_file_io {
 	u32			len;
 	u32			done;
 	blk_opf_t		opf;
+	long			ret;
+	atomic_t		ref;
 	u16			prio;
 	u8			op;
 	bool			nowait;
@@ -252,13 +260,13 @@ static void rnbd_srv_file_end(struct rnbd_srv_file_io *io, int err)
 }
 
 /*
- * ki_complete of a READ or WRITE, also called by rnbd_srv_file_rw() when
- * the file system did it at once.  Context: any (a bio's completion).
+ * A READ or WRITE is done (its submission returned, and it completed with
+ * @ret): answer it, or go on from the workqueue.  Context: any (a bio's
+ * completion).
  */
-static void rnbd_srv_file_complete(struct kiocb *iocb, long ret)
+static void rnbd_srv_file_rw_end(struct rnbd_srv_file_io *io, long ret)
 {
-	struct rnbd_srv_file_io *io = container_of(iocb, struct rnbd_srv_file_io,
-						   iocb);
+	struct kiocb *iocb = &io->iocb;
 
 	if (io->op == RNBD_OP_WRITE)
 		kiocb_end_write(iocb);
@@ -281,6 +289,25 @@ static void rnbd_srv_file_complete(struct kiocb *iocb, long ret)
 	}
 	rnbd_srv_file_end(io, ret < 0 ? (int)ret :
 			      io->done == io->len ? 0 : -EIO);
+}
+
+static void rnbd_srv_file_rw_put(struct rnbd_srv_file_io *io)
+{
+	if (atomic_dec_and_test(&io->ref))
+		rnbd_srv_file_rw_end(io, io->ret);
+}
+
+/*
+ * ki_complete of a READ or WRITE, also called by rnbd_srv_file_rw() when
+ * the file system did it at once.  Context: any.
+ */
+static void rnbd_srv_file_complete(struct kiocb *iocb, long ret)
+{
+	struct rnbd_srv_file_io *io = container_of(iocb, struct rnbd_srv_file_io,
+						   iocb);
+
+	io->ret = ret;
+	rnbd_srv_file_rw_put(io);
 }
 
 /*
@@ -312,6 +339,7 @@ static void rnbd_srv_file_rw(struct rnbd_srv_file_io *io, bool nowait)
 	io->nowait = nowait;
 	if (nowait)
 		iocb->ki_flags |= IOCB_NOWAIT;
+	atomic_set(&io->ref, 2);
 	if (!write) {
 		ret = call_read_iter(file, iocb, &io->iter);
 		goto check;
@@ -331,6 +359,8 @@ static void rnbd_srv_file_rw(struct rnbd_srv_file_io *io, bool nowait)
 check:
 	if (ret != -EIOCBQUEUED)
 		rnbd_srv_file_complete(iocb, ret);
+	/* ext4 looks at @iocb after queueing it: only now may it end */
+	rnbd_srv_file_rw_put(io);
 }
 
 /* WRITE_ZEROES: a hole, or with NOUNMAP zeroed blocks that stay allocated. */
