@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rnbd server: opening and closing block devices for a session.
+ * rnbd server: opening and closing block devices, and regular files
+ * (rnbd-srv-file.c), for a session.
  *
  * The path of an OPEN is resolved with dev_search_path as its root
  * directory: a ".." component is refused with -EINVAL, and symlinks are
@@ -14,6 +15,12 @@
  * do (a migration open shares the exclusive claim of the first writer);
  * a refused open fails with -EBUSY and a log line.  A writer counts until
  * its last bio ended, after its CLOSE.
+ *
+ * A regular file is exported like a block device, with the same
+ * confinement and the same rules among sessions: its export is keyed on
+ * its inode (rnbd_srv_file_exports), so one writer at a time whatever the
+ * path or hard link that names it.  Anything else (a directory, fifo,
+ * socket, character device) is refused with -ENOTBLK and a log line.
  *
  * A read-write open of a read-only device (blockdev --setro) fails with
  * -EROFS: the block layer would only warn about the writes.  A device that
@@ -53,8 +60,12 @@ static struct workqueue_struct *rnbd_srv_release_wq;
  */
 static DEFINE_XARRAY(rnbd_srv_exports);
 
+/* The exports of regular files, keyed on their inode; few, searched at OPEN. */
+static LIST_HEAD(rnbd_srv_file_exports);
+
 /*
- * Guards rnbd_srv_exports' stores and erasures, the counters of every
+ * Guards rnbd_srv_exports' stores and erasures, rnbd_srv_file_exports,
+ * the counters of every
  * export, and the adding and removal of the sysfs directories of exports
  * and of their session devices.  Taken after a sess->lock, never before.
  * Held for no block device open or close: one that hangs holds up no other.
@@ -90,9 +101,9 @@ static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
 }
 
 /*
- * Resolve @rel to a block device number with dev_search_path as the root
- * directory: like chroot, neither ".." nor a symlink (even an absolute one)
- * can lead out of it.  The device itself is not opened here.
+ * Resolve @rel to a path with dev_search_path as the root directory: like
+ * chroot, neither ".." nor a symlink (even an absolute one) can lead out
+ * of it.  Nothing is opened here.
  *
  * LOOKUP_IN_ROOT scopes the walk to the preset root: ".." stops there and
  * the result is checked to lie beneath it; LOOKUP_NO_MAGICLINKS refuses a
@@ -102,10 +113,9 @@ static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
  * /dev/disk/by-id) fails with -EAGAIN if a mount or rename happened
  * meanwhile anywhere: tried again, a few times.
  */
-static int rnbd_srv_lookup(const char *rel, dev_t *devt)
+static int rnbd_srv_lookup(const char *rel, struct path *path)
 {
-	struct path base, path;
-	struct inode *inode;
+	struct path base;
 	int tries = 3, err;
 
 	err = kern_path(rnbd_srv_search_path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
@@ -115,32 +125,68 @@ static int rnbd_srv_lookup(const char *rel, dev_t *devt)
 	do {
 		err = vfs_path_lookup(base.dentry, base.mnt, rel,
 				      LOOKUP_FOLLOW | LOOKUP_IN_ROOT |
-				      LOOKUP_NO_MAGICLINKS, &path);
+				      LOOKUP_NO_MAGICLINKS, path);
 	} while (err == -EAGAIN && --tries);
 	path_put(&base);
-	if (err)
-		return err;
-
-	inode = d_inode(path.dentry);
-	if (!S_ISBLK(inode->i_mode))
-		err = -ENOTBLK;
-	else if ((path.mnt->mnt_flags & MNT_NODEV) ||
-		 (inode->i_sb->s_iflags & SB_I_NODEV))
-		err = -EACCES;
-	else
-		*devt = inode->i_rdev;
-	path_put(&path);
 	return err;
 }
 
-/* Called with sess->lock held. */
-static bool rnbd_srv_dev_is_open(struct rnbd_srv_sess *sess, dev_t devt)
+static const char *rnbd_srv_file_type(umode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a fifo";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	return "not a regular file";
+}
+
+/*
+ * What @path names: a block device (its number in *@devt, @path put) or a
+ * regular file (*@devt 0, @path kept for the caller); anything else is
+ * refused with -ENOTBLK and a log line, a device node on a nodev mount
+ * with -EACCES.
+ */
+static int rnbd_srv_path_kind(struct rnbd_srv_sess *sess, const char *name,
+			      struct path *path, dev_t *devt)
+{
+	struct inode *inode = d_inode(path->dentry);
+	int err = 0;
+
+	*devt = 0;
+	if (S_ISREG(inode->i_mode))
+		return 0;
+	if (!S_ISBLK(inode->i_mode)) {
+		pr_info_ratelimited("session %s: %s is %s, not a block device or regular file: refused\n",
+				    trs_srv_sess_name(sess->trs), name,
+				    rnbd_srv_file_type(inode->i_mode));
+		err = -ENOTBLK;
+	} else if ((path->mnt->mnt_flags & MNT_NODEV) ||
+		   (inode->i_sb->s_iflags & SB_I_NODEV)) {
+		err = -EACCES;
+	} else {
+		*devt = inode->i_rdev;
+	}
+	path_put(path);
+	return err;
+}
+
+/*
+ * @sess has the block device @devt, or the file of @inode, open already.
+ * Called with sess->lock held.
+ */
+static bool rnbd_srv_dev_is_open(struct rnbd_srv_sess *sess, dev_t devt,
+				 const struct inode *inode)
 {
 	struct rnbd_srv_dev *dev;
 	unsigned long id;
 
 	xa_for_each(&sess->devs, id, dev) {
-		if (dev->bdev->bd_dev == devt)
+		if (dev->bdev ? dev->bdev->bd_dev == devt :
+				file_inode(dev->file) == inode)
 			return true;
 	}
 	return false;
@@ -203,15 +249,62 @@ static int rnbd_srv_dev_check(struct rnbd_srv_sess *sess,
 	return 0;
 }
 
+/* The export of the file at @path; rnbd_srv_exports_mutex held. */
+static struct rnbd_srv_export *rnbd_srv_file_export(const struct path *path)
+{
+	struct rnbd_srv_export *exp;
+
+	list_for_each_entry(exp, &rnbd_srv_file_exports, file_node) {
+		if (exp->inode == d_inode(path->dentry))
+			return exp;
+	}
+	return NULL;
+}
+
 /*
- * Find or make the export of @devt for @dev, and count @dev as a writer
- * if its access mode writes: -EBUSY, with a log line, if the access mode
- * does not allow another writer.  Called with @dev's session's lock held.
+ * Make the export of the block device @devt, or of the file at @path if
+ * @devt is 0; rnbd_srv_exports_mutex held.
  */
-static int rnbd_srv_export_get(struct rnbd_srv_dev *dev, dev_t devt)
+static struct rnbd_srv_export *rnbd_srv_export_new(dev_t devt,
+						   const struct path *path)
+{
+	struct rnbd_srv_export *exp;
+	int err;
+
+	exp = TRS_FI(kzalloc(sizeof(*exp), GFP_KERNEL), NULL);
+	if (!exp)
+		return ERR_PTR(-ENOMEM);
+	rnbd_srv_export_kobj_init(exp, !devt);
+	INIT_LIST_HEAD(&exp->file_node);
+	if (!devt) {
+		exp->inode = d_inode(path->dentry);
+		exp->file_path = *path;
+		path_get(&exp->file_path);
+		list_add(&exp->file_node, &rnbd_srv_file_exports);
+		return exp;
+	}
+	exp->devt = devt;
+	err = TRS_FI(xa_insert(&rnbd_srv_exports, devt, exp, GFP_KERNEL),
+		     -ENOMEM);
+	if (err) {
+		kobject_put(&exp->kobj);
+		return ERR_PTR(err);
+	}
+	return exp;
+}
+
+/*
+ * Find or make the export of @devt (or, if 0, of the file at @path) for
+ * @dev, and count @dev as a writer if its access mode writes: -EBUSY,
+ * with a log line, if the access mode does not allow another writer.
+ * Called with @dev's session's lock held.
+ */
+static int rnbd_srv_export_get(struct rnbd_srv_dev *dev, dev_t devt,
+			       const struct path *path)
 {
 	struct rnbd_srv_export *exp;
 	unsigned int max_writers = 0;
+	char what[32];
 	int err = 0;
 
 	if (dev->access_mode == RNBD_ACCESS_RW)
@@ -220,27 +313,25 @@ static int rnbd_srv_export_get(struct rnbd_srv_dev *dev, dev_t devt)
 		max_writers = 2;
 
 	mutex_lock(&rnbd_srv_exports_mutex);
-	exp = xa_load(&rnbd_srv_exports, devt);
+	exp = devt ? xa_load(&rnbd_srv_exports, devt) :
+		     rnbd_srv_file_export(path);
 	if (!exp) {
-		exp = TRS_FI(kzalloc(sizeof(*exp), GFP_KERNEL), NULL);
-		if (!exp) {
-			err = -ENOMEM;
-			goto unlock;
-		}
-		rnbd_srv_export_kobj_init(exp);
-		exp->devt = devt;
-		err = TRS_FI(xa_insert(&rnbd_srv_exports, devt, exp,
-				       GFP_KERNEL), -ENOMEM);
-		if (err) {
-			kobject_put(&exp->kobj);
+		exp = rnbd_srv_export_new(devt, path);
+		if (IS_ERR(exp)) {
+			err = PTR_ERR(exp);
 			goto unlock;
 		}
 	}
 	if (max_writers && exp->nr_writers >= max_writers) {
-		pr_info_ratelimited("session %s: %s (%u:%u): %s open refused: %u session(s) open it for writing (rw needs none, migration at most one)\n",
+		if (devt)
+			snprintf(what, sizeof(what), "%u:%u", MAJOR(devt),
+				 MINOR(devt));
+		else
+			snprintf(what, sizeof(what), "file, inode %lu",
+				 exp->inode->i_ino);
+		pr_info_ratelimited("session %s: %s (%s): %s open refused: %u session(s) open it for writing (rw needs none, migration at most one)\n",
 				    trs_srv_sess_name(dev->sess->trs), dev->path,
-				    MAJOR(devt), MINOR(devt),
-				    rnbd_access_mode_str(dev->access_mode),
+				    what, rnbd_access_mode_str(dev->access_mode),
 				    exp->nr_writers);
 		err = -EBUSY;
 		goto unlock;
@@ -255,8 +346,8 @@ unlock:
 }
 
 /*
- * Undo rnbd_srv_export_get() for @dev, whose block device is closed (so
- * its claim is released); the last user removes the export.
+ * Undo rnbd_srv_export_get() for @dev, whose block device or file is
+ * closed (so its claim is released); the last user removes the export.
  */
 static void rnbd_srv_export_put(struct rnbd_srv_dev *dev)
 {
@@ -266,7 +357,10 @@ static void rnbd_srv_export_put(struct rnbd_srv_dev *dev)
 	if (dev->mode & FMODE_WRITE)
 		exp->nr_writers--;
 	if (!--exp->ref) {
-		xa_erase(&rnbd_srv_exports, exp->devt);
+		if (exp->devt)
+			xa_erase(&rnbd_srv_exports, exp->devt);
+		else
+			list_del(&exp->file_node);
 		rnbd_srv_sysfs_export_del(exp);
 		kobject_put(&exp->kobj);
 	}
@@ -281,14 +375,53 @@ static void rnbd_srv_dev_publish(struct rnbd_srv_dev *dev)
 	mutex_lock(&rnbd_srv_exports_mutex);
 	if (!exp->sysfs_tried) {
 		exp->sysfs_tried = true;
-		rnbd_srv_sysfs_export_add(exp, dev->bdev);
+		if (dev->file)
+			exp->direct = rnbd_srv_file_direct(dev->file);
+		rnbd_srv_sysfs_export_add(exp, dev);
 	}
 	rnbd_srv_sysfs_dev_add(dev);
 	mutex_unlock(&rnbd_srv_exports_mutex);
 }
 
+/* Close @dev's block device or file, opened by the next function. */
+static void rnbd_srv_dev_close_backend(struct rnbd_srv_dev *dev)
+{
+	if (dev->file)
+		rnbd_srv_file_close(dev);
+	else
+		blkdev_put(dev->bdev, dev->mode);
+}
+
+/* Open @dev's block device @devt, or the file at @path if @devt is 0. */
+static int rnbd_srv_dev_open_backend(struct rnbd_srv_sess *sess,
+				     struct rnbd_srv_dev *dev, dev_t devt,
+				     const struct path *path)
+{
+	struct block_device *bdev;
+	int err;
+
+	if (!devt) {
+		err = rnbd_srv_file_open(dev, path);
+		if (err)
+			return err;
+		err = rnbd_srv_file_check(sess, dev);
+		goto check;
+	}
+	/* the holder counts with FMODE_EXCL only: the writers share it */
+	bdev = blkdev_get_by_dev(devt, dev->mode, dev->export);
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	dev->bdev = bdev;
+	dev->nsectors = bdev_nr_sectors(bdev);
+	err = rnbd_srv_dev_check(sess, dev);
+check:
+	if (err)
+		rnbd_srv_dev_close_backend(dev);
+	return err;
+}
+
 /**
- * rnbd_srv_dev_open() - open the device an OPEN message names
+ * rnbd_srv_dev_open() - open the block device or file an OPEN message names
  * @sess: session the message arrived on
  * @msg: the message; its header and length are checked already
  * @rsp: the response to fill
@@ -300,18 +433,20 @@ static void rnbd_srv_dev_publish(struct rnbd_srv_dev *dev)
  * Return: 0, the device registered under the id in @rsp in @sess, or
  * -EPROTO for a malformed path field, -EINVAL for an unknown access mode,
  * a control character, an empty path or a ".." component, -ENOENT,
- * -ENOTBLK, -EACCES (nodev mount), -ELOOP (symlink loop or magic link),
- * -EEXIST if @sess has the device open already, -EROFS for a read-write
- * or migration open of a read-only device, -EBUSY if the writers of other
- * sessions do not allow the access mode, or the device is busy, -ENOTCONN
- * if @sess is closed, or another errno of the lookup or the open.
+ * -ENOTBLK (neither a block device nor a regular file), -EACCES (nodev
+ * mount), -ELOOP (symlink loop or magic link), -EEXIST if @sess has the
+ * device or file open already, -EROFS for a read-write or migration open
+ * of a read-only device or a file on a read-only mount, -EBUSY if the
+ * writers of other sessions do not allow the access mode, or the device
+ * or file is busy, -ENOTCONN if @sess is closed, or another errno of the
+ * lookup or the open.
  */
 int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		      const struct rnbd_msg_open *msg,
 		      struct rnbd_msg_open_rsp *rsp)
 {
-	struct block_device *bdev;
 	struct rnbd_srv_dev *dev;
+	struct path path;
 	const char *rel;
 	dev_t devt;
 	int err;
@@ -323,16 +458,22 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	rel = rnbd_srv_check_path(msg);
 	if (IS_ERR(rel))
 		return PTR_ERR(rel);
-	err = rnbd_srv_lookup(rel, &devt);
+	err = rnbd_srv_lookup(rel, &path);
 	if (err == -ELOOP)
 		pr_info_ratelimited("session %s: %s: symlink loop or /proc magic link: refused\n",
 				    trs_srv_sess_name(sess->trs), msg->path);
 	if (err)
 		return err;
+	/* a file keeps @path until the end, a block device only @devt */
+	err = rnbd_srv_path_kind(sess, msg->path, &path, &devt);
+	if (err)
+		return err;
 
 	dev = TRS_FI(kzalloc(sizeof(*dev), GFP_KERNEL), NULL);
-	if (!dev)
-		return -ENOMEM;
+	if (!dev) {
+		err = -ENOMEM;
+		goto put_path;
+	}
 	/* from here on kobject_put() frees it */
 	rnbd_srv_dev_kobj_init(dev);
 	dev->path = TRS_FI(kstrdup(msg->path, GFP_KERNEL), NULL);
@@ -353,35 +494,30 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		err = -ENOTCONN;
 		goto unlock;
 	}
-	if (rnbd_srv_dev_is_open(sess, devt)) {
+	if (rnbd_srv_dev_is_open(sess, devt,
+				 devt ? NULL : d_inode(path.dentry))) {
 		err = -EEXIST;
 		goto unlock;
 	}
-	err = rnbd_srv_export_get(dev, devt);
+	err = rnbd_srv_export_get(dev, devt, &path);
 	if (err)
 		goto unlock;
-	/* the holder counts with FMODE_EXCL only: the writers share it */
-	bdev = blkdev_get_by_dev(devt, dev->mode, dev->export);
-	if (IS_ERR(bdev)) {
-		err = PTR_ERR(bdev);
-		goto put_export;
-	}
-	dev->bdev = bdev;
-	dev->nsectors = bdev_nr_sectors(bdev);
-	err = rnbd_srv_dev_check(sess, dev);
+	err = rnbd_srv_dev_open_backend(sess, dev, devt, &path);
 	if (err)
-		goto put_bdev;
+		goto put_export;
 	err = TRS_FI(xa_alloc(&sess->devs, &dev->id, dev, xa_limit_32b,
 			      GFP_KERNEL), -ENOMEM);
 	if (err)
-		goto put_bdev;
+		goto close_backend;
 	rnbd_srv_dev_publish(dev);
 	rnbd_srv_fill_open_rsp(dev, rsp);
 	mutex_unlock(&sess->lock);
+	if (!devt)
+		path_put(&path);
 	return 0;
 
-put_bdev:
-	blkdev_put(bdev, dev->mode);
+close_backend:
+	rnbd_srv_dev_close_backend(dev);
 put_export:
 	/* after the claim is gone: see rnbd_srv_exports */
 	rnbd_srv_export_put(dev);
@@ -389,13 +525,16 @@ unlock:
 	mutex_unlock(&sess->lock);
 put_dev:
 	kobject_put(&dev->kobj);
+put_path:
+	if (!devt)
+		path_put(&path);
 	return err;
 }
 
-/* Close the device: no bio of it is in flight. */
+/* Close the device: no IO of it is in flight. */
 static void rnbd_srv_dev_release(struct rnbd_srv_dev *dev)
 {
-	blkdev_put(dev->bdev, dev->mode);
+	rnbd_srv_dev_close_backend(dev);
 	/* after the claim is gone: see rnbd_srv_exports */
 	rnbd_srv_export_put(dev);
 	/* freed after an RCU grace period: see rnbd_srv_dev_get() */
@@ -426,8 +565,12 @@ static void rnbd_srv_dev_destroy(struct rnbd_srv_sess *sess,
 		rnbd_srv_dev_release(dev);
 		return;
 	}
-	pr_info("session %s: device %pg closed with IO in flight; released when it ends\n",
-		trs_srv_sess_name(sess->trs), dev->bdev);
+	if (dev->bdev)
+		pr_info("session %s: device %pg closed with IO in flight; released when it ends\n",
+			trs_srv_sess_name(sess->trs), dev->bdev);
+	else
+		pr_info("session %s: file %s closed with IO in flight; released when it ends\n",
+			trs_srv_sess_name(sess->trs), dev->path);
 }
 
 /**
@@ -476,9 +619,14 @@ int rnbd_srv_dev_force_close(struct rnbd_srv_dev *dev)
 	if (xa_load(&sess->devs, dev->id) == dev) {
 		/* NULL in an allocating xarray: the id stays reserved */
 		xa_store(&sess->devs, dev->id, NULL, GFP_KERNEL);
-		pr_info("session %s: device %u (%pg, %s) closed by force_close\n",
-			trs_srv_sess_name(sess->trs), dev->id, dev->bdev,
-			dev->path);
+		if (dev->bdev)
+			pr_info("session %s: device %u (%pg, %s) closed by force_close\n",
+				trs_srv_sess_name(sess->trs), dev->id,
+				dev->bdev, dev->path);
+		else
+			pr_info("session %s: device %u (file %s) closed by force_close\n",
+				trs_srv_sess_name(sess->trs), dev->id,
+				dev->path);
 		rnbd_srv_dev_destroy(sess, dev);
 		err = 0;
 	}
@@ -565,8 +713,21 @@ void rnbd_srv_dev_put(struct rnbd_srv_dev *dev)
 }
 
 /**
+ * rnbd_srv_dev_nr_sectors() - the size of an open device or file now
+ * @dev: open device, or a reference held
+ *
+ * Return: 512-byte sectors; a file's size rounded down to its logical
+ * block size.
+ */
+sector_t rnbd_srv_dev_nr_sectors(const struct rnbd_srv_dev *dev)
+{
+	return dev->file ? rnbd_srv_file_nr_sectors(dev) :
+			   bdev_nr_sectors(dev->bdev);
+}
+
+/**
  * rnbd_srv_fill_open_rsp() - describe @dev for the client
- * @dev: open device
+ * @dev: open device or file
  * @rsp: response to fill, reserved fields zero
  *
  * The physical block size is clamped to [logical block size, 4096] so that
@@ -577,10 +738,15 @@ void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
 			    struct rnbd_msg_open_rsp *rsp)
 {
 	struct block_device *bdev = dev->bdev;
-	u32 lbs = bdev_logical_block_size(bdev);
-	u32 pbs = max_t(u32, lbs, min_t(u32, bdev_physical_block_size(bdev),
-					SZ_4K));
+	u32 lbs, pbs;
 
+	if (dev->file) {
+		rnbd_srv_file_fill_open_rsp(dev, rsp);
+		return;
+	}
+	lbs = bdev_logical_block_size(bdev);
+	pbs = max_t(u32, lbs, min_t(u32, bdev_physical_block_size(bdev),
+				    SZ_4K));
 	memset(rsp, 0, sizeof(*rsp));
 	rsp->dev_id = cpu_to_le32(dev->id);
 	rsp->nsectors = cpu_to_le64(bdev_nr_sectors(bdev));

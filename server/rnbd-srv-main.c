@@ -21,12 +21,12 @@ MODULE_PARM_DESC(port_nr, "Port the server listens on (default: "
 char *rnbd_srv_search_path = "/";
 module_param_named(dev_search_path, rnbd_srv_search_path, charp, 0444);
 MODULE_PARM_DESC(dev_search_path,
-		 "Directory client device paths are resolved beneath; nothing outside it can be opened (default: \"/\")");
+		 "Directory client device paths (block devices and regular files) are resolved beneath; nothing outside it can be opened (default: \"/\")");
 
 bool rnbd_srv_allow_busy;
 module_param_named(allow_busy_devices, rnbd_srv_allow_busy, bool, 0644);
 MODULE_PARM_DESC(allow_busy_devices,
-		 "Open devices another kernel user holds exclusively (mounted, swap, dm or md member), read-only; read-write stays refused (default: false)");
+		 "Open devices another kernel user holds exclusively (mounted, swap, dm or md member), and files others write, read-only; read-write stays refused (default: false)");
 
 bool rnbd_srv_allow_rt_prio;
 module_param_named(allow_rt_prio, rnbd_srv_allow_rt_prio, bool, 0644);
@@ -310,9 +310,12 @@ static int __init rnbd_srv_init(void)
 	err = rnbd_srv_io_init();
 	if (err)
 		return err;
-	err = rnbd_srv_dev_init();
+	err = rnbd_srv_file_init();
 	if (err)
 		goto exit_io;
+	err = rnbd_srv_dev_init();
+	if (err)
+		goto exit_file;
 	err = rnbd_srv_sysfs_init();
 	if (err)
 		goto exit_dev;
@@ -337,6 +340,8 @@ exit_sysfs:
 	rnbd_srv_sysfs_exit();
 exit_dev:
 	rnbd_srv_dev_exit();
+exit_file:
+	rnbd_srv_file_exit();
 exit_io:
 	rnbd_srv_io_exit();
 	return err;
@@ -346,7 +351,7 @@ static void __exit rnbd_srv_exit(void)
 {
 	/*
 	 * Closes every session and waits for their requests (so for every
-	 * bio, OPEN and CLOSE), then for the admin works still returning
+	 * bio, file IO, OPEN and CLOSE), then for the admin works still returning
 	 * from their answers, then for the devices the last bios close;
 	 * their sysfs directories are gone then.
 	 */
@@ -354,11 +359,12 @@ static void __exit rnbd_srv_exit(void)
 	destroy_workqueue(rnbd_srv_admin_wq);
 	rnbd_srv_dev_exit();
 	rnbd_srv_sysfs_exit();
+	rnbd_srv_file_exit();
 	rnbd_srv_io_exit();
 }
 
 module_init(rnbd_srv_init);
 module_exit(rnbd_srv_exit);
 
-MODULE_DESCRIPTION("rnbd server: exports block devices over RDMA");
+MODULE_DESCRIPTION("rnbd server: exports block devices and files over RDMA");
 MODULE_LICENSE("GPL");

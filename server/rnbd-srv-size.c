@@ -4,8 +4,9 @@
  *
  * A block device's size can change under its opens (losetup -c, a virtio
  * or NVMe disk resized, an LV extended): the kernel sends a uevent, no
- * notification a holder could take.  So each session looks at the sizes of
- * its open devices every RNBD_SRV_SIZE_POLL_MS and, when one changed, has
+ * notification a holder could take; so can an exported file's (truncate).
+ * So each session looks at the sizes of its open devices every
+ * RNBD_SRV_SIZE_POLL_MS and, when one changed, has
  * the transport notice its client (trs_srv_sess_notify()), which asks with
  * RNBD_MSG_INFO and resizes its disk.
  */
@@ -43,10 +44,10 @@ void rnbd_srv_size_work(struct work_struct *work)
 
 	rcu_read_lock();
 	xa_for_each(&sess->devs, id, dev) {
-		/* open: its bdev stays until the reference is dropped */
+		/* open: its bdev or file stays until the reference is dropped */
 		if (!refcount_inc_not_zero(&dev->ref))
 			continue;
-		now = bdev_nr_sectors(dev->bdev);
+		now = rnbd_srv_dev_nr_sectors(dev);
 		if (now != READ_ONCE(dev->nsectors)) {
 			pr_info("session %s: %s (device %u) changed size: %llu sectors (was %llu)\n",
 				trs_srv_sess_name(sess->trs), dev->path,

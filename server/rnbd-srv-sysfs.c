@@ -5,12 +5,19 @@
  *   /sys/class/rnbd-server/ctl/devices/<bdev>/block_dev -> the device
  *   /sys/class/rnbd-server/ctl/devices/<bdev>/sessions/<session>/
  *	read_only, access_mode, mapping_path, force_close
+ *   /sys/class/rnbd-server/ctl/files/<file>/file_path, io_mode
+ *   /sys/class/rnbd-server/ctl/files/<file>/sessions/<session>/
+ *	the same as a device's
  *
- * <bdev> is the block device's own name (nullb0, sda1), <session> the
- * transport's name of the session.  A device's directory exists while a
- * session has it open (and until its last bio after the close); a
- * session's directory from the OPEN to the CLOSE, the force_close or the
- * end of the session.  Both are made and removed under
+ * <bdev> is the block device's own name (nullb0, sda1), <file> the path
+ * of an exported regular file with '/' as '!' (srv!images!vm1.img), as
+ * block device names are (cciss!c0d0), <session> the transport's name of
+ * the session.  Files are not under devices/: the rnbd tool takes every
+ * entry there for a block device, and stops at one without block_dev.
+ *
+ * A device's or file's directory exists while a session has it open (and
+ * until its last IO after the close); a session's directory from the OPEN
+ * to the CLOSE, the force_close or the end of the session.  Both are made and removed under
  * rnbd_srv_exports_mutex (rnbd-srv-dev.c); making them is best effort: a
  * failure is logged and the device is served all the same.
  * See Documentation/ABI/testing/sysfs-class-rnbd-server.
@@ -27,6 +34,7 @@
 static struct class *rnbd_srv_class;
 static struct device *rnbd_srv_ctl;
 static struct kobject *rnbd_srv_devs_kobj;
+static struct kobject *rnbd_srv_files_kobj;
 
 static struct rnbd_srv_dev *rnbd_srv_kobj_to_dev(struct kobject *kobj)
 {
@@ -134,9 +142,18 @@ void rnbd_srv_dev_kobj_init(struct rnbd_srv_dev *dev)
 	kobject_init(&dev->kobj, &rnbd_srv_dev_ktype);
 }
 
+static struct rnbd_srv_export *rnbd_srv_kobj_to_export(struct kobject *kobj)
+{
+	return container_of(kobj, struct rnbd_srv_export, kobj);
+}
+
 static void rnbd_srv_export_kobj_release(struct kobject *kobj)
 {
-	kfree(container_of(kobj, struct rnbd_srv_export, kobj));
+	struct rnbd_srv_export *exp = rnbd_srv_kobj_to_export(kobj);
+
+	if (exp->inode)
+		path_put(&exp->file_path);
+	kfree(exp);
 }
 
 static const struct kobj_type rnbd_srv_export_ktype = {
@@ -144,40 +161,116 @@ static const struct kobj_type rnbd_srv_export_ktype = {
 	.sysfs_ops	= &kobj_sysfs_ops,
 };
 
+/* The file's path as the reader's root sees it (d_path()). */
+static ssize_t file_path_show(struct kobject *kobj,
+			      struct kobj_attribute *attr, char *page)
+{
+	char *p = d_path(&rnbd_srv_kobj_to_export(kobj)->file_path, page,
+			 PAGE_SIZE - 1);
+	size_t len;
+
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	/* d_path() builds at the end of @page: move it to the start */
+	len = strlen(p);
+	memmove(page, p, len);
+	return len + sysfs_emit_at(page, len, "\n");
+}
+
+static ssize_t io_mode_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *page)
+{
+	return sysfs_emit(page, "%s\n", rnbd_srv_kobj_to_export(kobj)->direct ?
+			  "direct" : "buffered");
+}
+
+static struct kobj_attribute rnbd_srv_file_path_attr = __ATTR_RO(file_path);
+static struct kobj_attribute rnbd_srv_io_mode_attr = __ATTR_RO(io_mode);
+
+static struct attribute *rnbd_srv_file_attrs[] = {
+	&rnbd_srv_file_path_attr.attr,
+	&rnbd_srv_io_mode_attr.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rnbd_srv_file);
+
+static const struct kobj_type rnbd_srv_file_export_ktype = {
+	.release	= rnbd_srv_export_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= rnbd_srv_file_groups,
+};
+
 /**
  * rnbd_srv_export_kobj_init() - initialise the kobject that owns @exp's
  *	memory
  * @exp: new, zeroed export; from now on kobject_put() frees it
+ * @file: @exp is a regular file's: its directory has file_path and io_mode
  */
-void rnbd_srv_export_kobj_init(struct rnbd_srv_export *exp)
+void rnbd_srv_export_kobj_init(struct rnbd_srv_export *exp, bool file)
 {
-	kobject_init(&exp->kobj, &rnbd_srv_export_ktype);
+	kobject_init(&exp->kobj, file ? &rnbd_srv_file_export_ktype :
+					&rnbd_srv_export_ktype);
+}
+
+/*
+ * Add the directory of a file's export under files/, named for its path
+ * with '/' as '!'.  A name longer than a file name can be is refused.
+ */
+static int rnbd_srv_sysfs_file_add(struct rnbd_srv_export *exp)
+{
+	char *buf, *name;
+	int err;
+
+	buf = TRS_FI(kmalloc(PATH_MAX, GFP_KERNEL), NULL);
+	if (!buf)
+		return -ENOMEM;
+	name = d_path(&exp->file_path, buf, PATH_MAX);
+	if (IS_ERR(name)) {
+		err = PTR_ERR(name);
+		goto free_buf;
+	}
+	name += strspn(name, "/");
+	strreplace(name, '/', '!');
+	err = strlen(name) > NAME_MAX ? -ENAMETOOLONG :
+	      kobject_add(&exp->kobj, rnbd_srv_files_kobj, "%s", name);
+free_buf:
+	kfree(buf);
+	return err;
 }
 
 /**
- * rnbd_srv_sysfs_export_add() - make devices/<bdev>/ for an export
+ * rnbd_srv_sysfs_export_add() - make devices/<bdev>/ or files/<file>/ for
+ *	an export
  * @exp: export, not in sysfs
- * @bdev: its block device, open
+ * @dev: the session device that opened it first, open
  *
- * Its name is the block device's, and block_dev links to the device's own
- * sysfs directory (a partition's, not its disk's): the rnbd tool takes the
- * link's target's name for the directory's.  Best effort: on a failure,
- * logged, the export or its sessions/ is left out.
+ * A block device's is named as the device, and block_dev links to the
+ * device's own sysfs directory (a partition's, not its disk's): the rnbd
+ * tool takes the link's target's name for the directory's.  A file's is
+ * under files/.  Best effort: on a failure, logged, the export or its
+ * sessions/ is left out.
  *
  * Context: rnbd_srv_exports_mutex held.
  */
 void rnbd_srv_sysfs_export_add(struct rnbd_srv_export *exp,
-			       struct block_device *bdev)
+			       const struct rnbd_srv_dev *dev)
 {
+	struct block_device *bdev = dev->bdev;
 	int err;
 
-	err = kobject_add(&exp->kobj, rnbd_srv_devs_kobj, "%s",
-			  dev_name(&bdev->bd_device));
+	if (bdev)
+		err = kobject_add(&exp->kobj, rnbd_srv_devs_kobj, "%s",
+				  dev_name(&bdev->bd_device));
+	else
+		err = rnbd_srv_sysfs_file_add(exp);
 	if (err)
 		goto warn;
-	err = sysfs_create_link(&exp->kobj, bdev_kobj(bdev), "block_dev");
-	if (err)
-		goto del_export;
+	if (bdev) {
+		err = sysfs_create_link(&exp->kobj, bdev_kobj(bdev),
+					"block_dev");
+		if (err)
+			goto del_export;
+	}
 	exp->sessions_kobj = kobject_create_and_add("sessions", &exp->kobj);
 	if (!exp->sessions_kobj) {
 		err = -ENOMEM;
@@ -186,12 +279,13 @@ void rnbd_srv_sysfs_export_add(struct rnbd_srv_export *exp,
 	return;
 
 remove_link:
-	sysfs_remove_link(&exp->kobj, "block_dev");
+	if (bdev)
+		sysfs_remove_link(&exp->kobj, "block_dev");
 del_export:
 	kobject_del(&exp->kobj);
 warn:
-	pr_warn("%pg: no directory in %s/devices: %d\n", bdev,
-		dev_name(rnbd_srv_ctl), err);
+	pr_warn("%s: no directory in %s/%s: %d\n", dev->path,
+		dev_name(rnbd_srv_ctl), bdev ? "devices" : "files", err);
 }
 
 /**
@@ -206,7 +300,8 @@ void rnbd_srv_sysfs_export_del(struct rnbd_srv_export *exp)
 		return;
 	kobject_put(exp->sessions_kobj);
 	exp->sessions_kobj = NULL;
-	sysfs_remove_link(&exp->kobj, "block_dev");
+	if (!exp->inode)
+		sysfs_remove_link(&exp->kobj, "block_dev");
 	kobject_del(&exp->kobj);
 }
 
@@ -228,8 +323,8 @@ void rnbd_srv_sysfs_dev_add(struct rnbd_srv_dev *dev)
 		return;
 	err = kobject_add(&dev->kobj, dev->export->sessions_kobj, "%s", name);
 	if (err)
-		pr_warn("session %s: %pg: no directory in its sessions/: %d\n",
-			name, dev->bdev, err);
+		pr_warn("session %s: %s: no directory in its sessions/: %d\n",
+			name, kobject_name(&dev->export->kobj), err);
 }
 
 /**
@@ -248,8 +343,8 @@ void rnbd_srv_sysfs_dev_del(struct rnbd_srv_dev *dev)
 }
 
 /**
- * rnbd_srv_sysfs_init() - create the rnbd-server class, its ctl device and
- *	ctl/devices/
+ * rnbd_srv_sysfs_init() - create the rnbd-server class, its ctl device,
+ *	ctl/devices/ and ctl/files/
  *
  * Return: 0 or a negative errno.
  */
@@ -273,8 +368,16 @@ int rnbd_srv_sysfs_init(void)
 		err = -ENOMEM;
 		goto unregister_ctl;
 	}
+	rnbd_srv_files_kobj = kobject_create_and_add("files",
+						     &rnbd_srv_ctl->kobj);
+	if (!rnbd_srv_files_kobj) {
+		err = -ENOMEM;
+		goto put_devs;
+	}
 	return 0;
 
+put_devs:
+	kobject_put(rnbd_srv_devs_kobj);
 unregister_ctl:
 	device_unregister(rnbd_srv_ctl);
 destroy_class:
@@ -288,6 +391,7 @@ destroy_class:
  */
 void rnbd_srv_sysfs_exit(void)
 {
+	kobject_put(rnbd_srv_files_kobj);
 	kobject_put(rnbd_srv_devs_kobj);
 	device_unregister(rnbd_srv_ctl);
 	class_destroy(rnbd_srv_class);

@@ -84,7 +84,7 @@ TRACE_EVENT(rnbd_srv_dev_close,
 		__assign_str(sess, trs_srv_sess_name(sess->trs));
 		__assign_str(path, dev->path);
 		__entry->dev_id = dev->id;
-		__entry->devt = dev->bdev->bd_dev;
+		__entry->devt = dev->bdev ? dev->bdev->bd_dev : 0;
 		__entry->busy = busy;
 	),
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * rnbd server: exports block devices to rnbd clients over the rnbd
- * transport (trs).  Passive: a client opens any block device found under
+ * rnbd server: exports block devices, and regular files as if they were
+ * block devices, to rnbd clients over the rnbd transport (trs).  Passive:
+ * a client opens any block device or regular file found under
  * dev_search_path; nothing is configured per device.
  */
 #ifndef RNBD_SRV_H
@@ -9,6 +10,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/kobject.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -43,44 +45,61 @@ struct rnbd_srv_sess {
 };
 
 /**
- * struct rnbd_srv_export - a block device that sessions opened
- * @kobj: /sys/class/rnbd-server/ctl/devices/<name>/; owns the memory
+ * struct rnbd_srv_export - a block device or a regular file that sessions
+ *	opened
+ * @kobj: /sys/class/rnbd-server/ctl/devices/<name>/ (a block device) or
+ *	ctl/files/<name>/ (a file); owns the memory
  * @sessions_kobj: its sessions/ directory, NULL if it was not made
  * @sysfs_tried: the directory was made, or failed to be, once
- * @devt: the device; key in rnbd_srv_exports
+ * @devt: the block device; key in rnbd_srv_exports.  0 for a file
+ * @inode: the file's inode, key in rnbd_srv_file_exports; NULL for a
+ *	block device.  Pinned by the opens of the file (the session devices
+ *	that hold the export)
+ * @file_path: the file's path, held (path_get()) until the export is freed
+ * @file_node: entry in rnbd_srv_file_exports
+ * @direct: the file is read and written with O_DIRECT (IOCB_DIRECT)
  * @ref: session devices that hold it: from their OPEN until their
- *	release (after their last bio), opens that failed excluded
+ *	release (after their last IO), opens that failed excluded
  * @nr_writers: how many of these opened it rw or migration
  *
- * Also the FMODE_EXCL holder of the writers' opens: a second writer
- * (migration) shares the claim of the first.  Every field but @kobj's
- * own state is guarded by rnbd_srv_exports_mutex.
+ * For a block device also the FMODE_EXCL holder of the writers' opens: a
+ * second writer (migration) shares the claim of the first.  Every field
+ * but @kobj's own state is guarded by rnbd_srv_exports_mutex.
  */
 struct rnbd_srv_export {
 	struct kobject		kobj;
 	struct kobject		*sessions_kobj;
 	bool			sysfs_tried;
 	dev_t			devt;
+	struct inode		*inode;
+	struct path		file_path;
+	struct list_head	file_node;
+	bool			direct;
 	unsigned int		ref;
 	unsigned int		nr_writers;
 };
 
 /**
- * struct rnbd_srv_dev - a block device opened by a session
+ * struct rnbd_srv_dev - a block device or a regular file opened by a
+ *	session
  * @kobj: sessions/<session>/ in the export's sysfs directory; owns the
  *	memory (its release frees the struct after an RCU grace period)
  * @sess: session that opened it; alive while the device is in its devs
- * @export: the block device's export, held until the release
+ * @export: the block device's or the file's export, held until the release
  * @bdev: the device; opened exclusively (holder: @export) if @mode has
- *	FMODE_WRITE
+ *	FMODE_WRITE.  NULL for a file
+ * @file: the regular file (rnbd-srv-file.c); NULL for a block device
+ * @lbs: a file's logical block size: 512, or with O_DIRECT the logical
+ *	block size of its file system's device
  * @mode: FMODE_* the device was opened with
  * @access_mode: RNBD_ACCESS_* of the OPEN
  * @path: the path the OPEN named, as sent
  * @id: index in the session's devs, the dev_id of the protocol
  * @nsectors: its size as the client was last told, in 512-byte sectors;
  *	written by the OPEN and INFO answers and the size work (READ_ONCE)
- * @ref: one while open plus one per bio in flight; zero closes it
- * @release_work: closes it when its last bio ended after the close
+ * @ref: one while open plus one per bio or file IO in flight; zero
+ *	closes it
+ * @release_work: closes it when its last IO ended after the close
  * @rcu: frees the struct after IO lookups are done with it
  */
 struct rnbd_srv_dev {
@@ -88,6 +107,8 @@ struct rnbd_srv_dev {
 	struct rnbd_srv_sess	*sess;
 	struct rnbd_srv_export	*export;
 	struct block_device	*bdev;
+	struct file		*file;
+	u32			lbs;
 	fmode_t			mode;
 	enum rnbd_access_mode	access_mode;
 	char			*path;
@@ -123,6 +144,26 @@ struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_put(struct rnbd_srv_dev *dev);
 void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
 			    struct rnbd_msg_open_rsp *rsp);
+sector_t rnbd_srv_dev_nr_sectors(const struct rnbd_srv_dev *dev);
+
+/* rnbd-srv-file.c: regular files */
+
+/* @file is read and written with IOCB_DIRECT: its file system can. */
+static inline bool rnbd_srv_file_direct(const struct file *file)
+{
+	return file->f_mode & FMODE_CAN_ODIRECT;
+}
+
+int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path);
+int rnbd_srv_file_check(struct rnbd_srv_sess *sess,
+			const struct rnbd_srv_dev *dev);
+void rnbd_srv_file_close(struct rnbd_srv_dev *dev);
+sector_t rnbd_srv_file_nr_sectors(const struct rnbd_srv_dev *dev);
+void rnbd_srv_file_fill_open_rsp(const struct rnbd_srv_dev *dev,
+				 struct rnbd_msg_open_rsp *rsp);
+int rnbd_srv_file_io(struct rnbd_srv_dev *dev, struct trs_srv_req *req);
+int rnbd_srv_file_init(void);
+void rnbd_srv_file_exit(void);
 
 /* rnbd-srv-size.c: device sizes */
 void rnbd_srv_size_arm(struct rnbd_srv_sess *sess);
@@ -132,16 +173,29 @@ int rnbd_srv_info(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
 /* rnbd-srv-sysfs.c: /sys/class/rnbd-server/ */
 int rnbd_srv_sysfs_init(void);
 void rnbd_srv_sysfs_exit(void);
-void rnbd_srv_export_kobj_init(struct rnbd_srv_export *exp);
+void rnbd_srv_export_kobj_init(struct rnbd_srv_export *exp, bool file);
 void rnbd_srv_dev_kobj_init(struct rnbd_srv_dev *dev);
 void rnbd_srv_sysfs_export_add(struct rnbd_srv_export *exp,
-			       struct block_device *bdev);
+			       const struct rnbd_srv_dev *dev);
 void rnbd_srv_sysfs_export_del(struct rnbd_srv_export *exp);
 void rnbd_srv_sysfs_dev_add(struct rnbd_srv_dev *dev);
 void rnbd_srv_sysfs_dev_del(struct rnbd_srv_dev *dev);
 
-/* rnbd-srv-io.c: block IO */
+/* rnbd-srv-io.c: block IO, and the checks file IO shares */
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
+int rnbd_srv_io_check(const struct trs_srv_req *req,
+		      const struct rnbd_msg_io *msg, u32 lbs, u64 cap,
+		      blk_opf_t *opf);
+int rnbd_srv_io_flags(const struct rnbd_msg_io *msg, blk_opf_t *opf);
+u16 rnbd_srv_io_prio(const struct trs_srv_req *req,
+		     const struct rnbd_msg_io *msg);
+
+/* A write, discard or write-zeroes: refused if the device is read-only. */
+static inline bool rnbd_srv_io_writes(const struct rnbd_msg_io *msg)
+{
+	return msg->op != RNBD_OP_READ && msg->op != RNBD_OP_FLUSH;
+}
+
 int rnbd_srv_io_init(void);
 void rnbd_srv_io_exit(void);
 

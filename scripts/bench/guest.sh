@@ -10,7 +10,10 @@
 # maps a twin null_blk device made with the same parameters (null_blk
 # without memory keeps no data: the two are the same device but for the
 # name).  Every row of the fio matrix runs on the four targets in turn,
-# REPEAT times.  Then the wire cost per IO (rxe packet counters, a histogram
+# REPEAT times, and then on a fifth, file: an image file on a tmpfs of the
+# guest, filled first, mapped through rnbd on the first session (the
+# server's file IO mode: buffered, tmpfs has no O_DIRECT).
+# Then the wire cost per IO (rxe packet counters, a histogram
 # of the packets' opcodes, our transport's WR counters), the raw-verbs
 # ceiling (perftest) and the memory cost.  Raw results go to /job/out; the
 # host's report.py turns them into the table and bench-results.json.
@@ -215,6 +218,13 @@ raw_all() {
 
 # ---- main -----------------------------------------------------------------
 
+# queue_env DEV: the queue settings of a target's device, for env
+queue_env() {
+	echo "$1: scheduler=$(cat "/sys/block/$1/queue/scheduler")" \
+		"max_sectors_kb=$(cat "/sys/block/$1/queue/max_sectors_kb")" \
+		"nr_requests=$(cat "/sys/block/$1/queue/nr_requests")"
+}
+
 {
 	echo "kernel=$(uname -r)"
 	echo "cpus=$(nproc)"
@@ -280,9 +290,7 @@ sched_none
 {
 	echo "dev_local=$DEV_local dev_rnbd=$DEV_rnbd dev_nvme=$DEV_nvme"
 	for d in "$DEV_local" "$DEV_rnbd" "$DEV_nvme"; do
-		echo "$d: scheduler=$(cat "/sys/block/$d/queue/scheduler")" \
-			"max_sectors_kb=$(cat "/sys/block/$d/queue/max_sectors_kb")" \
-			"nr_requests=$(cat "/sys/block/$d/queue/nr_requests")"
+		queue_env "$d"
 	done
 } >>"$OUT/env"
 wire_all nvme "$DEV_nvme"
@@ -291,10 +299,22 @@ DEV_rnbd2p=$(map_2p "$NB2P") || die "map $NB2P on two paths"
 {
 	echo "dev_rnbd2p=$DEV_rnbd2p ($NB2P on session bench2:" \
 		"$(ls "$SESS2P/paths" | tr '\n' ' ')$(cat "$SESS2P/mpath_policy"))"
-	d=$DEV_rnbd2p
-	echo "$d: scheduler=$(cat "/sys/block/$d/queue/scheduler")" \
-		"max_sectors_kb=$(cat "/sys/block/$d/queue/max_sectors_kb")" \
-		"nr_requests=$(cat "/sys/block/$d/queue/nr_requests")"
+	queue_env "$DEV_rnbd2p"
+} >>"$OUT/env"
+sched_none
+# file: after the memory and wire counts of the other targets, which it
+# leaves as they were; idle while they run
+FILE_DIR=/run/rnbd-bench-file
+mkdir -p "$FILE_DIR"
+mount -t tmpfs -o size=600M rnbd-bench-file "$FILE_DIR" || die "tmpfs for file"
+# written, not a hole: reads copy pages, writes do not allocate
+dd if=/dev/zero of="$FILE_DIR/disk.img" bs=1M count=512 2>/dev/null ||
+	die "image file"
+DEV_file=$(map_dev bench "$FILE_DIR/disk.img") || die "map the image file"
+{
+	echo "dev_file=$DEV_file ($FILE_DIR/disk.img on tmpfs, session bench," \
+		"io_mode $(cat /sys/class/rnbd-server/ctl/files/*disk.img/io_mode))"
+	queue_env "$DEV_file"
 } >>"$OUT/env"
 sched_none
 cat "$OUT/env" "$OUT/mem"
@@ -304,8 +324,9 @@ cat "$OUT/env" "$OUT/mem"
 # repeats each of the four runs once in each position.  Leave rnbd2p out
 # and the first four repeats' orders are those of the three targets before
 # it (local rnbd nvme, rnbd nvme local, nvme local rnbd, local rnbd nvme);
-# rnbd2p runs right after nvme.
-ORDERS="local rnbd nvme rnbd2p:rnbd nvme rnbd2p local:nvme rnbd2p local rnbd:rnbd2p local rnbd nvme"
+# rnbd2p runs right after nvme.  file runs last, after the four (their
+# orders are as they were before it).
+ORDERS="local rnbd nvme rnbd2p file:rnbd nvme rnbd2p local file:nvme rnbd2p local rnbd file:rnbd2p local rnbd nvme file"
 for rep in $(seq "$REPEAT"); do
 	order=$(echo "$ORDERS" | cut -d: -f$(( (rep - 1) % 4 + 1 )))
 	for row in $ROWS; do
@@ -320,7 +341,9 @@ done
 
 nvme disconnect -n "$NQN" >/dev/null || die "nvme disconnect"
 unmap_dev "$DEV_rnbd2p" || die "unmap $DEV_rnbd2p"
+unmap_dev "$DEV_file" || die "unmap $DEV_file"
 unmap_dev "$DEV_rnbd" || die "unmap $DEV_rnbd"
 unload_rnbd
+umount "$FILE_DIR" || die "umount $FILE_DIR"
 rxe_opcode_probe_remove
 echo "bench: done"

@@ -14,11 +14,12 @@ import re
 import statistics
 import sys
 
-# rnbd2p: rnbd through a session of two paths (round-robin); results of
-# before it have none, and are reported without it.
-TARGETS = ("local", "rnbd", "rnbd2p", "nvme")
-OPTIONAL = ("rnbd2p",)
-RNBD = ("rnbd", "rnbd2p")
+# rnbd2p: rnbd through a session of two paths (round-robin); file: rnbd
+# serving an image file on tmpfs (the server's file IO mode).  Results of
+# before them have none, and are reported without them.
+TARGETS = ("local", "rnbd", "rnbd2p", "nvme", "file")
+OPTIONAL = ("rnbd2p", "file")
+RNBD = ("rnbd", "rnbd2p", "file")
 
 # InfiniBand RC opcodes (BTH), as rxe sends them.
 OPCODES = {
@@ -175,9 +176,10 @@ def matrix(out, cpus):
         med = {t: res[row][t]["iops"]["median"] for t in targets}
         res[row]["rnbd/nvme"] = med["rnbd"] / med["nvme"]
         res[row]["rnbd/local"] = med["rnbd"] / med["local"]
-        if "rnbd2p" in targets:
-            res[row]["rnbd2p/nvme"] = med["rnbd2p"] / med["nvme"]
-            res[row]["rnbd2p/rnbd"] = med["rnbd2p"] / med["rnbd"]
+        for t in ("rnbd2p", "file"):
+            if t in targets:
+                res[row][f"{t}/nvme"] = med[t] / med["nvme"]
+                res[row][f"{t}/rnbd"] = med[t] / med["rnbd"]
         for key, what in (("cpu_us_per_io", "cpu"), ("kinsn_per_io", "insn")):
             if not all(key in res[row][t] for t in targets):
                 continue
@@ -335,7 +337,10 @@ def fmt_row(name, r, targets):
     ratios = f"{r['rnbd/nvme']:5.2f}"
     if "rnbd2p/nvme" in r:
         ratios += f"  {r['rnbd2p/nvme']:5.2f}"
-    parts.append(f"{ratios} {r['rnbd/local']:5.2f}")
+    ratios += f" {r['rnbd/local']:5.2f}"
+    if "file/nvme" in r:
+        ratios += f"  {r['file/nvme']:5.2f}  {r['file/rnbd']:5.2f}"
+    parts.append(ratios)
     return " |".join(parts)
 
 
@@ -350,6 +355,7 @@ def main():
     m = res["matrix"]
     targets = targets_of(m)
     two = "rnbd2p" in targets
+    fil = "file" in targets
     reps = len(os.listdir(os.path.join(out, "fio")))
 
     clock = ("TCG"
@@ -360,11 +366,14 @@ def main():
           " medians")
     hdr = " |".join([f"{'row':22}"] + [f"{t:>9} {'MiB/s':>7} {'mean':>7}"
                                        f" {'p99':>7}" for t in targets]
-                    + ["r/nvme 2p/nvme r/loc" if two else "r/nvme r/loc"])
+                    + [("r/nvme 2p/nvme r/loc" if two else "r/nvme r/loc")
+                       + (" f/nvme f/rnbd" if fil else "")])
     print(hdr)
     print("  (per target: IOPS, MiB/s, mean and p99 completion latency in us"
           + ("; rnbd2p: two paths,\n  round-robin; r/nvme rnbd/nvme,"
-             " 2p/nvme rnbd2p/nvme, r/loc rnbd/local)" if two else ")"))
+             " 2p/nvme rnbd2p/nvme, r/loc rnbd/local" if two else "")
+          + ("; file: rnbd serving\n  an image file on tmpfs, f/nvme"
+             " file/nvme, f/rnbd file/rnbd" if fil else "") + ")")
     for name in sorted(m):
         print(fmt_row(name, m[name], targets))
     if reps > 1:

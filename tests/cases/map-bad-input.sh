@@ -85,9 +85,9 @@ try EINVAL "sessname=bad path=ip:$A device_path=/dev/nul\\x01lb1"
 try EINVAL "sessname=bad path=ip:$A device_path=/dev/../dev/nullb1" EPERM
 try EINVAL "sessname=bad path=ip:$A device_path=../../dev/nullb1" EPERM
 try ENOENT "sessname=bad path=ip:$A device_path=/dev/does-not-exist"
-# A regular file made here: the host's root, shared read-only, may lack any
-# given one.
-notblk=$(mktemp /tmp/notblk.XXXXXX)
+# A directory made here: neither a block device nor a regular file (which
+# the server exports as a file: server-file-export).
+notblk=$(mktemp -d /tmp/notblk.XXXXXX)
 try ENOTBLK "sessname=bad path=ip:$A device_path=$notblk" EINVAL
 try EEXIST "sessname=keep path=ip:$A device_path=$nb"
 try EEXIST "sessname=keep device_path=$nb"
@@ -106,4 +106,4 @@ dd if=/dev/$ok_dev of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null || die "
 grep -q 'rnbd_client' /proc/modules
 dmesg | grep -ci 'rnbd' >/dev/null || die "no rnbd lines in dmesg"
 unmap_dev "$ok_dev"
-rm -f "$notblk"
+rmdir "$notblk"
