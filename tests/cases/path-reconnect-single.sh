@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: reconnect written to the only path of a connected session, five
+#       times in a row under fio write+verify: each time the path comes
+#       back connected, the server ends with one session of one path, fio
+#       has 0 errors, and unmap, rmmod and the rxe device's removal are
+#       clean (a server that joined the new connect to a session closing
+#       under it closed that session twice)
+# boot: shared
+# timeout: 400
+S=${RNBD_TIMEOUT_SCALE:-1}
+rnbd_setup
+nb=$(nullb_create nullb1 64)
+dev=$(map_dev one "$nb")
+C=/sys/class/rtrs-client/one
+P=$(ls "$C/paths")
+expect_eq "one path" "$(echo "$P" | wc -l)" 1
+fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 \
+	--rw=randwrite --bs=4k --iodepth=16 --size=24M --rate_iops=,200 \
+	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+	>/tmp/fio.out 2>&1 &
+fpid=$!
+sleep 2
+for round in 1 2 3 4 5; do
+	kmsg "path-reconnect-single: round $round"
+	expect_eq "reconnect $round" "$(sysfs_write "$C/paths/$P/reconnect" 1)" OK
+	i=0
+	until [ "$(cat "$C/paths/$P/state" 2>/dev/null)" = connected ]; do
+		i=$((i + 1))
+		[ $i -lt $((300 * S)) ] ||
+			die "round $round: path stays $(cat "$C/paths/$P/state" 2>/dev/null)"
+		sleep 0.1
+	done
+	sleep 1
+done
+wait $fpid || { cat /tmp/fio.out; die "fio failed"; }
+grep -q 'err= *0' /tmp/fio.out || { cat /tmp/fio.out; die "fio reported an error"; }
+i=0
+until [ "$(ls /sys/class/rtrs-server | wc -l)" = 1 ] &&
+	[ "$(ls /sys/class/rtrs-server/*/paths | wc -l)" = 1 ]; do
+	i=$((i + 1))
+	[ $i -lt $((200 * S)) ] ||
+		die "server: $(ls /sys/class/rtrs-server | wc -l) sessions, paths: $(ls /sys/class/rtrs-server/*/paths | tr '\n' ' ')"
+	sleep 0.1
+done
+unmap_dev "$dev"
+if dmesg | grep -q "I/O error, dev $dev\|Buffer I/O error on dev $dev"; then
+	dmesg | grep "I/O error, dev $dev\|Buffer I/O error on dev $dev"
+	die "IO errors across the reconnects"
+fi
