@@ -302,6 +302,23 @@ int trs_clt_path_disconnect(struct trs_clt_path *path)
 	return err;
 }
 
+/*
+ * A path the administrator disconnected goes RECONNECTING; one in any
+ * other state is left to its recovery (a connected one must be torn down
+ * by its err_work before it connects again).
+ */
+static bool trs_clt_path_wake(struct trs_clt_path *path)
+{
+	bool woke = false;
+
+	spin_lock_irq(&path->state_lock);
+	if (path->state == TRS_CLT_PATH_DISCONNECTED)
+		woke = __trs_clt_path_change_state(path,
+						   TRS_CLT_PATH_RECONNECTING);
+	spin_unlock_irq(&path->state_lock);
+	return woke;
+}
+
 /**
  * trs_clt_path_reconnect() - connect a path again now
  * @path: the path: a disconnected one connects; a connected one
@@ -324,7 +341,7 @@ int trs_clt_path_reconnect(struct trs_clt_path *path)
 		goto unlock;
 	err = 0;
 	WRITE_ONCE(path->admin_down, false);
-	if (trs_clt_path_change_state(path, TRS_CLT_PATH_RECONNECTING)) {
+	if (trs_clt_path_wake(path)) {
 		/* it was disconnected: no recovery work is queued */
 		path->attempts = 0;
 		queue_delayed_work(trs_clt_wq, &path->reconnect_work, 0);
