@@ -14,6 +14,7 @@ dev=$(map_dev one "$nb")
 C=/sys/class/rtrs-client/one
 P=$(ls "$C/paths")
 expect_eq "one path" "$(echo "$P" | wc -l)" 1
+r0=$(cut -d' ' -f1 "$C/paths/$P/stats/reconnects")
 fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 \
 	--rw=randwrite --bs=4k --iodepth=16 --size=24M --rate_iops=,200 \
 	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
@@ -32,6 +33,9 @@ for round in 1 2 3 4 5; do
 	done
 	sleep 1
 done
+# each round tore the path down and set it up again (a connected path
+# that was set up again over its live connections oopsed the client)
+expect_eq "reconnects" "$(($(cut -d' ' -f1 "$C/paths/$P/stats/reconnects") - r0))" 5
 wait $fpid || { cat /tmp/fio.out; die "fio failed"; }
 grep -q 'err= *0' /tmp/fio.out || { cat /tmp/fio.out; die "fio reported an error"; }
 i=0
