@@ -169,8 +169,9 @@ static struct kobject *trs_srv_kobj_add(struct trs_srv_path *path,
 	if (!k)
 		return NULL;
 	k->path = path;
-	if (TRS_FI(kobject_init_and_add(&k->kobj, ktype, parent, "%s", name),
-		   -ENOMEM)) {
+	/* from here kobject_put() frees it, even if the add fails */
+	kobject_init(&k->kobj, ktype);
+	if (TRS_FI(kobject_add(&k->kobj, parent, "%s", name), -ENOMEM)) {
 		kobject_put(&k->kobj);
 		return NULL;
 	}
