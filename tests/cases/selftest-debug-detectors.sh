@@ -49,6 +49,9 @@ grep -q '^leak in rnbd_selftest:' "$job/leak-named.txt" ||
 	die "kmemleak check did not pin the leak on rnbd_selftest"
 grep -q '^leak in rnbd_selftest (unloaded):' "$job/leak-unloaded.txt" ||
 	die "kmemleak check did not pin the leak on the unloaded module"
+grep -q '= rnbd_selftest_leak+0x[0-9a-f]*/0x[0-9a-f]* \[rnbd_selftest, unloaded\]' \
+	"$job/leak-unloaded.txt" ||
+	die "kmemleak check did not name the unloaded module's function"
 
 # The same steps without the bugs: a clean run.
 job=$(mk_dir job-clean)

@@ -107,12 +107,26 @@ lockdep_check() {
 KMEMLEAK=/sys/kernel/debug/kmemleak
 MOD_RANGES=/run/rnbd-module-ranges
 
-# mod_range_record NAME: remember where a loaded module of ours lies, so
-# that kmemleak_check can pin a leak on it after it is unloaded, when its
-# frames print as bare addresses.
+# mod_range_record NAME [KO]: remember where a loaded module of ours lies
+# (its memory and the address of each section), when it was loaded and
+# from which file (KO; found in the tree if not given), so that
+# kmemleak_check can pin a leak on it and name the function after it is
+# unloaded, when its frames print as bare addresses.
 mod_range_record() {
-	sed -n "s/^\($1\) \([0-9]*\) .* \(0x[0-9a-f]*\).*/\1 \3 \2/p" \
-		/proc/modules >>"$MOD_RANGES"
+	local ko=${2:-} d line s
+	if [ -z "$ko" ]; then
+		for d in transport server client tests/kmod; do
+			[ -e "$REPO/$d/$1.ko" ] && ko=$REPO/$d/$1.ko
+		done
+	fi
+	line=$(sed -n "s/^$1 \([0-9]*\) .* \(0x[0-9a-f]*\).*/\2 \1/p" /proc/modules)
+	[ -n "$line" ] || return 0
+	{
+		echo "load $1 $line $(cut -d' ' -f1 /proc/uptime) ${ko:--}"
+		for s in "/sys/module/$1/sections/".[a-z]*; do
+			[ -r "$s" ] && echo "sect ${s##*/} $(cat "$s")"
+		done
+	} >>"$MOD_RANGES"
 }
 
 # kmemleak_check: scan for leaks, print every unreferenced object whose
@@ -125,8 +139,10 @@ kmemleak_check() {
 	sleep 6
 	echo scan >"$KMEMLEAK" || { echo "kmemleak scan failed"; return 1; }
 	cat "$KMEMLEAK" >/run/kmemleak.txt
+	local up
+	up=$(cut -d' ' -f1 /proc/uptime)
 	echo clear >"$KMEMLEAK"
-	python3 "$REPO/tests/lib/kmemleak-ours.py" /run/kmemleak.txt "$MOD_RANGES"
+	python3 "$REPO/tests/lib/kmemleak-ours.py" /run/kmemleak.txt "$MOD_RANGES" "$up"
 }
 
 # Load the rnbd stack from this tree: transport, then server and client.

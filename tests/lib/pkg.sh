@@ -109,7 +109,7 @@ pkg_use() {
 	modprobe rnbd_client || die "modprobe rnbd_client"
 	for m in $PKG_MODULES; do
 		lsmod | grep -q "^$m " || die "$m not loaded"
-		mod_range_record "$m"
+		mod_range_record "$m" "$(modinfo -n "$m")"
 	done
 	kmsg "pkg_use: null_blk"
 	nb=$(nullb_create nullb0 64)
