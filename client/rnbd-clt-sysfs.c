@@ -486,9 +486,19 @@ static void rnbd_clt_remove_self(struct gendisk *disk,
 
 	dir.sd = kernfs_find_and_get(disk_to_dev(disk)->kobj.sd,
 				     rnbd_clt_disk_group.name);
-	if (!dir.sd)
+	/* the directory goes with the disk, after this store returns */
+	if (WARN_ON_ONCE(!dir.sd))
 		return;
-	sysfs_remove_file_self(&dir, attr);
+	/*
+	 * False: another store of the same file removed it first, and waited
+	 * for that here.  Either way the file is gone and the disk's removal
+	 * will not wait for this store.  The device's UNMAPPING state lets
+	 * one unmap through, so this is not expected.
+	 */
+	if (!sysfs_remove_file_self(&dir, attr))
+		pr_warn("%s: %s/%s was removed by another task\n",
+			disk->disk_name, rnbd_clt_disk_group.name,
+			attr->name);
 	kernfs_put(dir.sd);
 }
 

@@ -56,6 +56,7 @@
 #include <linux/uio.h>
 
 #include "rnbd-srv.h"
+#include "rnbd-srv-trace.h"
 
 /* File IO structures kept for progress under memory pressure */
 #define RNBD_SRV_FILE_POOL_MIN	16
@@ -253,6 +254,7 @@ static void rnbd_srv_file_end(struct rnbd_srv_file_io *io, int err)
 	struct rnbd_srv_dev *dev = io->dev;
 	u32 len = !err && io->op == RNBD_OP_READ ? io->len : 0;
 
+	trace_rnbd_srv_io_complete(req, dev->id, err, len);
 	mempool_free(io, rnbd_srv_file_io_pool);
 	/* the device before the answer, as for a bio (rnbd-srv-io.c) */
 	rnbd_srv_dev_put(dev);
@@ -443,6 +445,7 @@ int rnbd_srv_file_io(struct rnbd_srv_dev *dev, struct trs_srv_req *req)
 	if (!err)
 		err = rnbd_srv_io_flags(msg, &opf);
 	if (err) {
+		trace_rnbd_srv_io_complete(req, dev->id, err, 0);
 		rnbd_srv_dev_put(dev);
 		return err;
 	}
@@ -457,6 +460,7 @@ int rnbd_srv_file_io(struct rnbd_srv_dev *dev, struct trs_srv_req *req)
 	io->done = 0;
 	io->prio = rnbd_srv_io_prio(req, msg);
 	INIT_WORK(&io->work, rnbd_srv_file_work);
+	trace_rnbd_srv_io_submit(req, msg);
 	if ((io->op == RNBD_OP_READ || io->op == RNBD_OP_WRITE) &&
 	    !(opf & (REQ_PREFLUSH | REQ_FUA)) &&
 	    (dev->file->f_mode & FMODE_NOWAIT))

@@ -240,7 +240,7 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 					   -ENODEV, 0);
 		return -ENODEV;
 	}
-	/* the one branch the block path pays for files (not traced yet) */
+	/* the one branch the block path pays for files */
 	if (unlikely(dev->file))
 		return rnbd_srv_file_io(dev, req);
 	err = rnbd_srv_io_bdev_check(dev, req, msg, &opf);

@@ -10,7 +10,9 @@
 #       directory, fifo, socket, character device (ENOTBLK, a log line),
 #       symlinks and .. out of dev_search_path, a second rw map of a file by
 #       its name or a hard link (EBUSY), a file another process writes
-#       (EBUSY, ro with allow_busy_devices), rw on a read-only mount (EROFS)
+#       (EBUSY, ro with allow_busy_devices), rw on a read-only mount
+#       (EROFS); a read and a write each have a submit and a complete
+#       tracepoint event on the server
 # boot: shared
 # timeout: 600
 E=/run/fexp
@@ -20,6 +22,7 @@ SRV=/sys/class/rnbd-server/ctl
 BUSY=/sys/module/rnbd_server/parameters/allow_busy_devices
 cleanup_fexp() {	# a shared boot: leave no mount or loop device behind
 	exec 3>&- || true
+	trace_io 0 2>/dev/null || true
 	for d in /sys/block/rnbd*; do
 		[ ! -e "$d/rnbd/unmap_device" ] || echo force >"$d/rnbd/unmap_device" || true
 	done
@@ -90,6 +93,35 @@ print(" ".join(res))
 PY
 }
 
+TR=/sys/kernel/tracing
+trace_io() {	# trace_io 0|1: the server's per-request events off or on
+	echo "$1" >"$TR/events/rnbd_srv/rnbd_srv_io_submit/enable"
+	echo "$1" >"$TR/events/rnbd_srv/rnbd_srv_io_complete/enable"
+}
+# trace_rw KIND DEV: a 4 KiB read and a 4 KiB write each have one submit
+# and one complete event on the server, with the same slot
+trace_rw() {
+	echo >"$TR/trace"
+	trace_io 1
+	dd if="/dev/$2" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null ||
+		die "$1: traced read"
+	dd if=/dev/zero of="/dev/$2" bs=4k count=1 seek=1 oflag=direct 2>/dev/null ||
+		die "$1: traced write"
+	trace_io 0
+	for op in READ WRITE; do
+		sub=$(grep "rnbd_srv_io_submit: .* op=$op .* len=4096\$" "$TR/trace")
+		[ "$(echo "$sub" | grep -c .)" = 1 ] ||
+			{ cat "$TR/trace"; die "$1: $op: submit events: '$sub'"; }
+		slot=${sub#* slot=}
+		slot=${slot%% *}
+		len=0
+		[ $op = WRITE ] || len=4096
+		grep -q "rnbd_srv_io_complete: .* slot=$slot err=0 len=$len\$" "$TR/trace" ||
+			{ cat "$TR/trace"; die "$1: $op: no complete event of slot $slot"; }
+	done
+	echo >"$TR/trace"
+}
+
 # check_export KIND DEV IMAGE LBS SECTORS IO_MODE MIN_BS
 check_export() {
 	kind=$1 dev=$2 img=$3 lbs=$4 sectors=$5 mode=$6 minbs=$7
@@ -112,6 +144,8 @@ check_export() {
 	expect_eq "$kind: io_mode" "$(cat "$f/io_mode")" "$mode"
 	expect_eq "$kind: access_mode" "$(cat "$f"/sessions/*/access_mode)" rw
 	expect_eq "$kind: mapping_path" "$(cat "$f"/sessions/*/mapping_path)" "${img#"$E"}"
+
+	trace_rw "$kind" "$dev"
 
 	fio --name=v --filename="/dev/$dev" --ioengine=libaio --direct=1 \
 		--rw=randwrite --bsrange="$minbs"-64k --iodepth=16 --size=4M \
