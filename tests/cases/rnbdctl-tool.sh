@@ -3,7 +3,8 @@
 #       "ip:" left out, a second device onto it read-only), list and show
 #       in text and --json (parsed, every field checked against sysfs and
 #       what the case did: client devices, sessions, paths, byte counters;
-#       server exports and sessions), show of a device and of a session,
+#       server exports, a regular file's export and the server's sessions),
+#       show of a device and of a session,
 #       version, unmap by name and by /dev path, unmap --force of an open
 #       device; every error path's message and exit code: usage errors,
 #       client module not loaded, unreachable server, nobody listening,
@@ -46,6 +47,16 @@ json 'd["version"]' 1 \
 	"[('mapped', '$S', '$nb2', '$dev2', None, 0)]" \
 	'[(i["devname"], i["access_mode"]) for i in d["imports"]]' "[('$dev2', 'ro')]"
 
+# a regular file (tmpfs: buffered IO), exported beside the devices
+F=/run/ctl-file.img
+trap 'rm -f "$F"' EXIT
+truncate -s 4M "$F"
+ctl 0 map -s "$S" "$F"
+dev3=$(basename "$(cat /tmp/ctl.out)")
+FX="/sys/class/rnbd-server/ctl/files/run!ctl-file.img"
+expect_eq "file_path" "$(cat "$FX/file_path")" "$F"
+expect_eq "io_mode" "$(cat "$FX/io_mode")" buffered
+
 # traffic: 1 MiB written to dev1, 2 MiB read from it
 dd if=/dev/urandom of=/tmp/ctl-data bs=64k count=16 2>/dev/null
 dd if=/tmp/ctl-data of="/dev/$dev1" bs=64k oflag=direct 2>/dev/null || die "write $dev1"
@@ -57,6 +68,8 @@ expect_eq "list, $dev1" "$(awk -v d="$dev1" '$1 == d { print $2, $3, $4, $5, $6,
 	"$S $nb1 rw open 16.0 MiB"
 expect_eq "list, $dev2" "$(awk -v d="$dev2" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
 	"$S $nb2 ro open 8.0 MiB"
+expect_eq "list, $dev3" "$(awk -v d="$dev3" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
+	"$S $F rw open 4.0 MiB"
 P=/sys/class/rtrs-client/$S/paths
 pname=$(ls "$P")
 read -r _ rb _ wb inf _ <"$P/$pname/stats/rdma"
@@ -64,9 +77,27 @@ ssess=$(ls /sys/class/rtrs-server)
 sp=/sys/class/rtrs-server/$ssess/paths
 spname=$(ls "$sp")
 read -r _ srb _ swb _ <"$sp/$spname/stats/rdma"
+# the server's side in the same list: its block devices, then its file
+FXS=$FX/sessions/$ssess
+expect_eq "file: session's mapping_path, access_mode, read_only" \
+	"$(cat "$FXS/mapping_path") $(cat "$FXS/access_mode") $(cat "$FXS/read_only")" "$F rw 0"
+expect_eq "list, exports" "$(awk '$1 ~ /^nullb/ { print $1, $2, $3, $4, NF }' /tmp/ctl.out)" \
+	"nullb1 $ssess $nb1 rw 4
+nullb2 $ssess $nb2 ro 4"
+expect_eq "list, file exports" "$(awk -v f="$F" '$1 == f { print $2, $3, $4, $5, NF }' /tmp/ctl.out)" \
+	"$ssess $F rw buffered 5"
+grep -qx 'FILE  *SESSION  *MAPPING PATH  *ACCESS  *IO MODE' /tmp/ctl.out ||
+	die "list: no header of the file exports: $(cat /tmp/ctl.out)"
+ctl 0 list --json
+json '(d["version"], sorted(i["devname"] for i in d["imports"]))' "(1, ['$dev1', '$dev2', '$dev3'])" \
+	"sorted((e['devname'], e['sessname'], e['mapping_path'], e['access_mode'], e['ro']) for e in d['exports'])" \
+	"[('nullb1', '$ssess', '$nb1', 'rw', False), ('nullb2', '$ssess', '$nb2', 'ro', True)]" \
+	"[[e[k] for k in ('name', 'file_path', 'io_mode', 'sessname', 'mapping_path', 'access_mode', 'ro', 'direction')] for e in d['file exports']]" \
+	"[['run!ctl-file.img', '$F', 'buffered', '$ssess', '$F', 'rw', False, 'export']]" \
+	'sorted(d)' "['exports', 'file exports', 'imports', 'version']"
 ctl 0 show --json
 # the client's devices, field by field, against sysfs and what was mapped
-checks=('d["version"]' 1 "sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2'])" True)
+checks=('d["version"]' 1 "sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2', '$dev3'])" True)
 for dev in "$dev1" "$dev2"; do
 	b=/sys/block/$dev
 	read -r _ _ rs _ _ _ ws _ <"$b/stat"
@@ -104,6 +135,8 @@ for b in nullb1 nullb2; do
 	checks+=("[(e['mapping_path'], e['access_mode'], e['ro']) for e in d['exports'] if e['devname'] == '$b']"
 		"[('$(cat "$sd/mapping_path")', '$(cat "$sd/access_mode")', $ro)]")
 done
+checks+=("[[e[k] for k in ('name', 'file_path', 'io_mode', 'sessname', 'mapping_path', 'access_mode', 'ro', 'direction')] for e in d['file exports']]"
+	"[['run!ctl-file.img', '$(cat "$FX/file_path")', '$(cat "$FX/io_mode")', '$ssess', '$(cat "$FXS/mapping_path")', '$(cat "$FXS/access_mode")', False, 'export']]")
 x="d['incoming sessions'][0]"
 checks+=('len(d["incoming sessions"])' 1
 	"[${x}[k] for k in ('sessname', 'direction', 'state', 'path_cnt', 'act_path_cnt', 'tx_bytes', 'rx_bytes')]"
@@ -116,15 +149,18 @@ ctl 0 show
 out_has "session $S (outgoing): connected, 1/1 paths connected policy round-robin"
 out_has "  path $pname: connected, $RXE_DEV port 1"
 out_has "session $ssess (incoming): connected, 1/1 paths connected"
+expect_eq "show, file exports" "$(sed -n '/^server file exports:$/,/^server sessions:$/p' /tmp/ctl.out |
+	awk -v f="$F" '$1 == f { print $2, $3, $4, $5, NF }')" "$ssess $F rw buffered 5"
 ctl 0 show "/dev/$dev2" --json
 json '[(i["devname"], i["mapping_path"]) for i in d["imports"]]' "[('$dev2', '$nb2')]" \
 	'"outgoing sessions" in d' False
 ctl 0 show "$S" --json
 json '[s["sessname"] for s in d["outgoing sessions"]]' "['$S']" \
-	"sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2'])" True \
-	'"exports" in d' False
+	"sorted(i['devname'] for i in d['imports']) == sorted(['$dev1', '$dev2', '$dev3'])" True \
+	'"exports" in d or "file exports" in d' False
 ctl 0 show "$ssess" --json
-json '([s["sessname"] for s in d["incoming sessions"]], len(d["exports"]), "imports" in d)' "(['$ssess'], 2, False)"
+json '([s["sessname"] for s in d["incoming sessions"]], len(d["exports"]), "imports" in d)' "(['$ssess'], 2, False)" \
+	'[(e["name"], e["sessname"]) for e in d["file exports"]]' "[('run!ctl-file.img', '$ssess')]"
 ctl 3 show no-such-session
 err_has "no-such-session: no such rnbd device or session"
 
@@ -169,11 +205,21 @@ exec 3<&-
 ctl 0 --json unmap "/dev/$dev1"
 json '[(r["result"], r["devname"], r["sessname"], r["mapping_path"]) for r in d["results"]]' \
 	"[('unmapped', '$dev1', '$S', '$nb1')]"
+# wait_while WHAT CMD...: wait (5 s at most) while CMD succeeds; then WHAT
+wait_while() {
+	local what=$1 i=0
+	shift
+	while "$@"; do
+		i=$((i + 1))
+		[ $i -lt 50 ] || die "$what 5 s later"
+		sleep 0.1
+	done
+}
+unmap_dev "$dev3"
+wait_while "$FX still there after the unmap of $dev3" test -e "$FX"
 expect_eq "devices left" "$(rnbd_devs)" ""
 # the session ends with its last device
-i=0
-while [ -n "$(ls /sys/class/rtrs-client)" ]; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || die "session left: $(ls /sys/class/rtrs-client)"
-	sleep 0.1
-done
+sessions_left() {
+	[ -n "$(ls /sys/class/rtrs-client)" ]
+}
+wait_while "a client session left after the last unmap" sessions_left
