@@ -16,10 +16,10 @@
  * a refused open fails with -EBUSY and a log line.  A writer counts until
  * its last bio ended, after its CLOSE.
  *
- * A regular file is exported like a block device, with the same
- * confinement and the same rules among sessions: its export is keyed on
- * its inode (rnbd_srv_file_exports), so one writer at a time whatever the
- * path or hard link that names it.  Anything else (a directory, fifo,
+ * A regular file is exported, if file_exports is on, like a block device,
+ * with the same confinement and the same rules among sessions: its export
+ * is keyed on its inode (rnbd_srv_file_exports), so one writer at a time
+ * whatever the path or hard link that names it.  Anything else (a directory, fifo,
  * socket, character device) is refused with -ENOTBLK and a log line.
  *
  * A read-write open of a read-only device (blockdev --setro) fails with
@@ -146,9 +146,9 @@ static const char *rnbd_srv_file_type(umode_t mode)
 
 /*
  * What @path names: a block device (its number in *@devt, @path put) or a
- * regular file (*@devt 0, @path kept for the caller); anything else is
- * refused with -ENOTBLK and a log line, a device node on a nodev mount
- * with -EACCES.
+ * regular file (*@devt 0, @path kept for the caller) if file_exports is
+ * on (else -EOPNOTSUPP and a log line); anything else is refused with
+ * -ENOTBLK and a log line, a device node on a nodev mount with -EACCES.
  */
 static int rnbd_srv_path_kind(struct rnbd_srv_sess *sess, const char *name,
 			      struct path *path, dev_t *devt)
@@ -157,9 +157,13 @@ static int rnbd_srv_path_kind(struct rnbd_srv_sess *sess, const char *name,
 	int err = 0;
 
 	*devt = 0;
-	if (S_ISREG(inode->i_mode))
+	if (S_ISREG(inode->i_mode) && READ_ONCE(rnbd_srv_export_files))
 		return 0;
-	if (!S_ISBLK(inode->i_mode)) {
+	if (S_ISREG(inode->i_mode)) {
+		pr_info_ratelimited("session %s: %s is a regular file and file exports are off (file_exports=0): refused\n",
+				    trs_srv_sess_name(sess->trs), name);
+		err = -EOPNOTSUPP;
+	} else if (!S_ISBLK(inode->i_mode)) {
 		pr_info_ratelimited("session %s: %s is %s, not a block device or regular file: refused\n",
 				    trs_srv_sess_name(sess->trs), name,
 				    rnbd_srv_file_type(inode->i_mode));
@@ -433,7 +437,8 @@ check:
  * Return: 0, the device registered under the id in @rsp in @sess, or
  * -EPROTO for a malformed path field, -EINVAL for an unknown access mode,
  * a control character, an empty path or a ".." component, -ENOENT,
- * -ENOTBLK (neither a block device nor a regular file), -EACCES (nodev
+ * -ENOTBLK (neither a block device nor a regular file), -EOPNOTSUPP (a
+ * regular file while file_exports is off), -EACCES (nodev
  * mount), -ELOOP (symlink loop or magic link), -EEXIST if @sess has the
  * device or file open already, -EROFS for a read-write or migration open
  * of a read-only device or a file on a read-only mount, -EBUSY if the

@@ -23,6 +23,11 @@ module_param_named(dev_search_path, rnbd_srv_search_path, charp, 0444);
 MODULE_PARM_DESC(dev_search_path,
 		 "Directory client device paths (block devices and regular files) are resolved beneath; nothing outside it can be opened (default: \"/\")");
 
+bool rnbd_srv_export_files;
+module_param_named(file_exports, rnbd_srv_export_files, bool, 0644);
+MODULE_PARM_DESC(file_exports,
+		 "Export the regular files under dev_search_path (disk images) as well as its block devices; off, a regular file is refused with EOPNOTSUPP, since the default dev_search_path \"/\" would offer every file of the server (default: false)");
+
 bool rnbd_srv_allow_busy;
 module_param_named(allow_busy_devices, rnbd_srv_allow_busy, bool, 0644);
 MODULE_PARM_DESC(allow_busy_devices,

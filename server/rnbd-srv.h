@@ -121,6 +121,7 @@ struct rnbd_srv_dev {
 
 /* rnbd-srv-main.c: module parameters */
 extern char *rnbd_srv_search_path;
+extern bool rnbd_srv_export_files;
 extern bool rnbd_srv_allow_busy;
 extern bool rnbd_srv_allow_rt_prio;
 void rnbd_srv_idle_arm(struct rnbd_srv_sess *sess);

@@ -310,6 +310,7 @@ mount -t tmpfs -o size=600M rnbd-bench-file "$FILE_DIR" || die "tmpfs for file"
 # written, not a hole: reads copy pages, writes do not allocate
 dd if=/dev/zero of="$FILE_DIR/disk.img" bs=1M count=512 2>/dev/null ||
 	die "image file"
+echo 1 >/sys/module/rnbd_server/parameters/file_exports
 DEV_file=$(map_dev bench "$FILE_DIR/disk.img") || die "map the image file"
 {
 	echo "dev_file=$DEV_file ($FILE_DIR/disk.img on tmpfs, session bench," \

@@ -51,6 +51,12 @@ json 'd["version"]' 1 \
 F=/run/ctl-file.img
 trap 'rm -f "$F"' EXIT
 truncate -s 4M "$F"
+FXP=/sys/module/rnbd_server/parameters/file_exports
+trap 'rm -f "$F"; echo 0 >"$FXP"' EXIT
+echo 0 >"$FXP"
+ctl 8 map -s "$S" "$F"
+err_has "not supported by the server: a regular file needs file_exports=1 on the server"
+echo 1 >"$FXP"
 ctl 0 map -s "$S" "$F"
 dev3=$(basename "$(cat /tmp/ctl.out)")
 FX="/sys/class/rnbd-server/ctl/files/run!ctl-file.img"

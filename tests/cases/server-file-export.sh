@@ -11,13 +11,14 @@
 #       symlinks and .. out of dev_search_path, a second rw map of a file by
 #       its name or a hard link (EBUSY), a file another process writes
 #       (EBUSY, ro with allow_busy_devices), rw on a read-only mount
-#       (EROFS); a read and a write each have a submit and a complete
+#       (EROFS), any file while file_exports=0 (EOPNOTSUPP, a log line);
+#       a read and a write each have a submit and a complete
 #       tracepoint event on the server
 # boot: shared
 # timeout: 600
 E=/run/fexp
 B=/run/fexp-backing
-SERVER_PARAMS="dev_search_path=$E"
+SERVER_PARAMS="dev_search_path=$E file_exports=1"
 SRV=/sys/class/rnbd-server/ctl
 BUSY=/sys/module/rnbd_server/parameters/allow_busy_devices
 cleanup_fexp() {	# a shared boot: leave no mount or loop device behind
@@ -216,6 +217,14 @@ for t in dir:directory fifo:fifo null:"character device" sock:socket; do
 	dmesg | grep -q "/${t%%:*} is a ${t#*:}, not a block device or regular file: refused" ||
 		die "no log line for the ${t#*:}"
 done
+# file exports off (the default): a file is refused, a device is not
+FXP=/sys/module/rnbd_server/parameters/file_exports
+echo 0 >"$FXP"
+expect_eq "a file with file_exports=0" "$(map_errs off /tmpfs/busy.img)" ENOTSUP
+echo 1 >"$FXP"
+dmesg | grep -q "session .*: /tmpfs/busy.img is a regular file and file exports are off (file_exports=0): refused" ||
+	die "no log line for a file refused with file_exports=0"
+[ ! -e /sys/class/rtrs-client/off ] || die "a refused map left its session"
 # one writer per file, whatever names it: the device rule and its errno
 expect_eq "second rw, by name and by a hard link" \
 	"$(map_errs w2 /tmpfs/disk.img /tmpfs/hardlink)" "EBUSY EBUSY"
