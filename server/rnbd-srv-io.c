@@ -10,6 +10,13 @@
  * a suspended dm device) ends the bio with BLK_STS_AGAIN at once, and the
  * bio is submitted again, allowed to wait, from rnbd_srv_submit_wq.  The
  * connection goes on serving the session's other devices and heartbeats.
+ * Those bios wait in the device's own FIFO, submitted one at a time by
+ * its submit_work, and while any waits the device's new bios queue behind
+ * it instead of trying REQ_NOWAIT: tags are not handed out in order (a
+ * new allocation takes a tag a sleeping one was woken for), so bios that
+ * compete for few tags, from the completion work or from several
+ * workers, can leave one of them waiting as long as the stream lasts,
+ * past the client's request timeout.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,7 +33,7 @@
  * @dev: device, referenced until the answer
  * @read_len: bytes to return on success
  * @opf: the bio's op and flags
- * @retry_work: submits the bio again without REQ_NOWAIT
+ * @wait_entry: in dev->wait_list while it waits to be submitted again
  * @bio: the bio; the bioset's front_pad holds the fields above
  */
 struct rnbd_srv_io {
@@ -34,7 +41,7 @@ struct rnbd_srv_io {
 	struct rnbd_srv_dev	*dev;
 	u32			read_len;
 	blk_opf_t		opf;
-	struct work_struct	retry_work;
+	struct list_head	wait_entry;
 	struct bio		bio;
 };
 
@@ -82,16 +89,54 @@ static void rnbd_srv_io_fill(struct rnbd_srv_io *io)
 			       offset_in_page(req->data));
 }
 
-/* The device could not take the bio without waiting: here it may wait. */
-static void rnbd_srv_io_retry_work(struct work_struct *work)
+/**
+ * rnbd_srv_dev_submit_work() - submit a device's waiting bios in order
+ * @work: the device's submit_work; its run holds a device reference
+ *
+ * Each bio may wait for the device (a tag) here, without REQ_NOWAIT.
+ */
+void rnbd_srv_dev_submit_work(struct work_struct *work)
 {
-	struct rnbd_srv_io *io = container_of(work, struct rnbd_srv_io,
-					      retry_work);
+	struct rnbd_srv_dev *dev = container_of(work, struct rnbd_srv_dev,
+						submit_work);
+	struct rnbd_srv_io *io;
 
-	io->opf &= ~REQ_NOWAIT;
-	bio_reset(&io->bio, io->dev->bdev, io->opf);
-	rnbd_srv_io_fill(io);
-	submit_bio(&io->bio);
+	for (;;) {
+		spin_lock_irq(&dev->wait_lock);
+		io = list_first_entry_or_null(&dev->wait_list,
+					      struct rnbd_srv_io, wait_entry);
+		if (io)
+			list_del(&io->wait_entry);
+		spin_unlock_irq(&dev->wait_lock);
+		if (!io)
+			break;
+		io->opf &= ~REQ_NOWAIT;
+		bio_reset(&io->bio, dev->bdev, io->opf);
+		rnbd_srv_io_fill(io);
+		submit_bio(&io->bio);
+		/* counted until now: no new bio takes a tag before it */
+		atomic_dec(&dev->waiting);
+	}
+	rnbd_srv_dev_put(dev);
+}
+
+/*
+ * Queue @io's bio at the end of its device's FIFO, for submit_work.
+ * Context: any (a bio's completion).
+ */
+static void rnbd_srv_io_defer(struct rnbd_srv_io *io)
+{
+	struct rnbd_srv_dev *dev = io->dev;
+	unsigned long flags;
+
+	atomic_inc(&dev->waiting);
+	spin_lock_irqsave(&dev->wait_lock, flags);
+	list_add_tail(&io->wait_entry, &dev->wait_list);
+	spin_unlock_irqrestore(&dev->wait_lock, flags);
+	/* @io's reference keeps @dev: the work's own is taken from it */
+	refcount_inc(&dev->ref);
+	if (!queue_work(rnbd_srv_submit_wq, &dev->submit_work))
+		rnbd_srv_dev_put(dev);
 }
 
 static void rnbd_srv_bio_end_io(struct bio *bio)
@@ -104,8 +149,7 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 
 	if (unlikely(bio->bi_status == BLK_STS_AGAIN &&
 		     (io->opf & REQ_NOWAIT))) {
-		INIT_WORK(&io->retry_work, rnbd_srv_io_retry_work);
-		queue_work(rnbd_srv_submit_wq, &io->retry_work);
+		rnbd_srv_io_defer(io);
 		return;
 	}
 	trace_rnbd_srv_io_complete(req, dev->id, err, len);
@@ -261,7 +305,11 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	io->opf = opf;
 	rnbd_srv_io_fill(io);
 	trace_rnbd_srv_io_submit(req, msg);
-	submit_bio(bio);
+	/* behind the bios of the device waiting for it: see the top */
+	if (unlikely(atomic_read(&dev->waiting)))
+		rnbd_srv_io_defer(io);
+	else
+		submit_bio(bio);
 	return 0;
 }
 
