@@ -42,17 +42,31 @@ load_rnbd_server
 nb=$(nullb_create nullb0 128)
 echo "$nb" >/sync/server-dev
 touch /sync/server-ready
+seen=0
 for b in 1 2; do
 	wait_sync "/sync/boot$b-done" 1500
 	expect_eq "sessions after client boot $b" "$(ls /sys/class/rtrs-server | wc -l)" 0
-	# each boot: one session, its device closed, then the session, by
-	# the client's disconnect; never a client lost (heartbeat timeout)
-	expect_eq "sessions connected" "$(dmesg | grep -c 'rnbd_server: session .*: connected$')" "$b"
-	expect_eq "devices closed" "$(dmesg | grep -c 'rnbd_server: session .*: closed device ')" "$b"
-	expect_eq "paths disconnected" "$(dmesg | grep -c 'rnbd_trs_server: .*: closing: disconnected$')" "$b"
-	expect_eq "sessions closed" "$(dmesg | grep -c 'rnbd_server: session .*: closed$')" "$b"
-	expect_eq "other closes" "$(dmesg | grep 'rnbd_trs_server: .*: closing: ' | grep -vc 'closing: disconnected$')" 0
-	log "after client boot $b: no session; $b opened, each closed by the client's disconnect"
+	# the kernel log of this boot of the client
+	dmesg >/tmp/dmesg.all
+	tail -n +$((seen + 1)) /tmp/dmesg.all >/tmp/dmesg.boot
+	seen=$(wc -l </tmp/dmesg.all)
+	grep -q 'rnbd_server: session .*: opened /dev/nullb0 rw ' /tmp/dmesg.boot ||
+		die "client boot $b opened no device"
+	# It ended with the device closed by the client (its unmap: a CLOSE
+	# message), then its path closed by its disconnect; not by a lost
+	# client (a heartbeat timeout: a client gone with the device still
+	# mapped).  A loaded host can starve a TCG guest past the heartbeat
+	# timeout during the boot; the client then reconnects, which is told
+	# but is no failure.
+	expect_eq "client boot $b: the last device event" \
+		"$(grep -oE 'rnbd_server: session .*: (opened|closed device) ' /tmp/dmesg.boot | tail -1 | awk '{ print $(NF - 1), $NF }')" \
+		"closed device"
+	expect_eq "client boot $b: the last path close" \
+		"$(grep -o 'rnbd_trs_server: .*: closing: .*' /tmp/dmesg.boot | tail -1 | sed 's/.*closing: //')" \
+		disconnected
+	n=$(grep -c 'rnbd_server: session .*: connected$' /tmp/dmesg.boot)
+	[ "$n" = 1 ] || log "client boot $b: $n sessions (reconnects: $(grep -o 'closing: .*' /tmp/dmesg.boot | tr '\n' ';'))"
+	log "after client boot $b: no session; the device closed by the client, then its disconnect"
 	touch "/sync/boot$b-checked"
 done
 dumpe2fs -h "$nb" 2>/dev/null | grep -q '^Filesystem state: *clean$' ||
@@ -114,7 +128,7 @@ boot() {
 	expect_eq "boot $b: at shutdown, after rnbdmap.service's stop" "$w" \
 		"shutdown: rnbdmap.service inactive, rnbd devices 0, /mnt/x mounts 0, rxe0 yes"
 	touch "$sync/boot$b-done"
-	wait_sync "$sync/boot$b-checked" 120
+	wait_sync "$sync/boot$b-checked" 300
 }
 boot 1 setup "$dev"
 boot 2 check "$dev" "$(cat "$sync/uuid")" "$(cat "$sync/data.sha256")"
