@@ -10,8 +10,8 @@
  * a suspended dm device) ends the bio with BLK_STS_AGAIN at once, and the
  * bio is submitted again, allowed to wait, from rnbd_srv_submit_wq.  The
  * connection goes on serving the session's other devices and heartbeats.
- * Those bios wait in the device's own FIFO, submitted one at a time by
- * its submit_work, and while any waits the device's new bios queue behind
+ * Those bios wait in the device's own FIFO, submitted one per run by its
+ * submit_work, and while any waits the device's new bios queue behind
  * it instead of trying REQ_NOWAIT: tags are not handed out in order (a
  * new allocation takes a tag a sleeping one was woken for), so bios that
  * compete for few tags, from the completion work or from several
@@ -90,10 +90,14 @@ static void rnbd_srv_io_fill(struct rnbd_srv_io *io)
 }
 
 /**
- * rnbd_srv_dev_submit_work() - submit a device's waiting bios in order
+ * rnbd_srv_dev_submit_work() - submit the first of a device's waiting bios
  * @work: the device's submit_work; its run holds a device reference
  *
- * Each bio may wait for the device (a tag) here, without REQ_NOWAIT.
+ * The bio may wait for the device (a tag) here, without REQ_NOWAIT.  One
+ * bio per run: a device that takes them without a sleep (null_blk copies
+ * each in its submit) would otherwise keep this CPU's worker pool, and the
+ * works queued behind this one, the transport's heartbeats among them,
+ * would wait for the whole list.
  */
 void rnbd_srv_dev_submit_work(struct work_struct *work)
 {
@@ -101,15 +105,13 @@ void rnbd_srv_dev_submit_work(struct work_struct *work)
 						submit_work);
 	struct rnbd_srv_io *io;
 
-	for (;;) {
-		spin_lock_irq(&dev->wait_lock);
-		io = list_first_entry_or_null(&dev->wait_list,
-					      struct rnbd_srv_io, wait_entry);
-		if (io)
-			list_del(&io->wait_entry);
-		spin_unlock_irq(&dev->wait_lock);
-		if (!io)
-			break;
+	spin_lock_irq(&dev->wait_lock);
+	io = list_first_entry_or_null(&dev->wait_list, struct rnbd_srv_io,
+				      wait_entry);
+	if (io)
+		list_del(&io->wait_entry);
+	spin_unlock_irq(&dev->wait_lock);
+	if (io) {
 		io->opf &= ~REQ_NOWAIT;
 		bio_reset(&io->bio, dev->bdev, io->opf);
 		rnbd_srv_io_fill(io);
@@ -117,7 +119,10 @@ void rnbd_srv_dev_submit_work(struct work_struct *work)
 		/* counted until now: no new bio takes a tag before it */
 		atomic_dec(&dev->waiting);
 	}
-	rnbd_srv_dev_put(dev);
+	/* the next run, behind the works queued meanwhile, takes our reference */
+	if (list_empty(&dev->wait_list) ||
+	    !queue_work(rnbd_srv_submit_wq, &dev->submit_work))
+		rnbd_srv_dev_put(dev);
 }
 
 /*
