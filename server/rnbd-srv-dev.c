@@ -490,9 +490,6 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	dev->access_mode = msg->access_mode;
 	refcount_set(&dev->ref, 1);
 	INIT_WORK(&dev->release_work, rnbd_srv_dev_release_work);
-	spin_lock_init(&dev->wait_lock);
-	INIT_LIST_HEAD(&dev->wait_list);
-	INIT_WORK(&dev->submit_work, rnbd_srv_dev_submit_work);
 	dev->mode = FMODE_READ;
 	if (msg->access_mode != RNBD_ACCESS_RO)
 		dev->mode |= FMODE_WRITE | FMODE_EXCL;

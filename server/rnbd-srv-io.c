@@ -10,13 +10,6 @@
  * a suspended dm device) ends the bio with BLK_STS_AGAIN at once, and the
  * bio is submitted again, allowed to wait, from rnbd_srv_submit_wq.  The
  * connection goes on serving the session's other devices and heartbeats.
- * Those bios wait in the device's own FIFO, submitted one per run by its
- * submit_work, and while any waits the device's new bios queue behind
- * it instead of trying REQ_NOWAIT: tags are not handed out in order (a
- * new allocation takes a tag a sleeping one was woken for), so bios that
- * compete for few tags, from the completion work or from several
- * workers, can leave one of them waiting as long as the stream lasts,
- * past the client's request timeout.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,7 +26,7 @@
  * @dev: device, referenced until the answer
  * @read_len: bytes to return on success
  * @opf: the bio's op and flags
- * @wait_entry: in dev->wait_list while it waits to be submitted again
+ * @retry_work: submits the bio again without REQ_NOWAIT
  * @bio: the bio; the bioset's front_pad holds the fields above
  */
 struct rnbd_srv_io {
@@ -41,7 +34,7 @@ struct rnbd_srv_io {
 	struct rnbd_srv_dev	*dev;
 	u32			read_len;
 	blk_opf_t		opf;
-	struct list_head	wait_entry;
+	struct work_struct	retry_work;
 	struct bio		bio;
 };
 
@@ -89,59 +82,16 @@ static void rnbd_srv_io_fill(struct rnbd_srv_io *io)
 			       offset_in_page(req->data));
 }
 
-/**
- * rnbd_srv_dev_submit_work() - submit the first of a device's waiting bios
- * @work: the device's submit_work; its run holds a device reference
- *
- * The bio may wait for the device (a tag) here, without REQ_NOWAIT.  One
- * bio per run: a device that takes them without a sleep (null_blk copies
- * each in its submit) would otherwise keep this CPU's worker pool, and the
- * works queued behind this one, the transport's heartbeats among them,
- * would wait for the whole list.
- */
-void rnbd_srv_dev_submit_work(struct work_struct *work)
+/* The device could not take the bio without waiting: here it may wait. */
+static void rnbd_srv_io_retry_work(struct work_struct *work)
 {
-	struct rnbd_srv_dev *dev = container_of(work, struct rnbd_srv_dev,
-						submit_work);
-	struct rnbd_srv_io *io;
+	struct rnbd_srv_io *io = container_of(work, struct rnbd_srv_io,
+					      retry_work);
 
-	spin_lock_irq(&dev->wait_lock);
-	io = list_first_entry_or_null(&dev->wait_list, struct rnbd_srv_io,
-				      wait_entry);
-	if (io)
-		list_del(&io->wait_entry);
-	spin_unlock_irq(&dev->wait_lock);
-	if (io) {
-		io->opf &= ~REQ_NOWAIT;
-		bio_reset(&io->bio, dev->bdev, io->opf);
-		rnbd_srv_io_fill(io);
-		submit_bio(&io->bio);
-		/* counted until now: no new bio takes a tag before it */
-		atomic_dec(&dev->waiting);
-	}
-	/* the next run, behind the works queued meanwhile, takes our reference */
-	if (list_empty(&dev->wait_list) ||
-	    !queue_work(rnbd_srv_submit_wq, &dev->submit_work))
-		rnbd_srv_dev_put(dev);
-}
-
-/*
- * Queue @io's bio at the end of its device's FIFO, for submit_work.
- * Context: any (a bio's completion).
- */
-static void rnbd_srv_io_defer(struct rnbd_srv_io *io)
-{
-	struct rnbd_srv_dev *dev = io->dev;
-	unsigned long flags;
-
-	atomic_inc(&dev->waiting);
-	spin_lock_irqsave(&dev->wait_lock, flags);
-	list_add_tail(&io->wait_entry, &dev->wait_list);
-	spin_unlock_irqrestore(&dev->wait_lock, flags);
-	/* @io's reference keeps @dev: the work's own is taken from it */
-	refcount_inc(&dev->ref);
-	if (!queue_work(rnbd_srv_submit_wq, &dev->submit_work))
-		rnbd_srv_dev_put(dev);
+	io->opf &= ~REQ_NOWAIT;
+	bio_reset(&io->bio, io->dev->bdev, io->opf);
+	rnbd_srv_io_fill(io);
+	submit_bio(&io->bio);
 }
 
 static void rnbd_srv_bio_end_io(struct bio *bio)
@@ -154,7 +104,8 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 
 	if (unlikely(bio->bi_status == BLK_STS_AGAIN &&
 		     (io->opf & REQ_NOWAIT))) {
-		rnbd_srv_io_defer(io);
+		INIT_WORK(&io->retry_work, rnbd_srv_io_retry_work);
+		queue_work(rnbd_srv_submit_wq, &io->retry_work);
 		return;
 	}
 	trace_rnbd_srv_io_complete(req, dev->id, err, len);
@@ -310,11 +261,7 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	io->opf = opf;
 	rnbd_srv_io_fill(io);
 	trace_rnbd_srv_io_submit(req, msg);
-	/* behind the bios of the device waiting for it: see the top */
-	if (unlikely(atomic_read(&dev->waiting)))
-		rnbd_srv_io_defer(io);
-	else
-		submit_bio(bio);
+	submit_bio(bio);
 	return 0;
 }
 

@@ -100,11 +100,6 @@ struct rnbd_srv_export {
  * @ref: one while open plus one per bio or file IO in flight; zero
  *	closes it
  * @release_work: closes it when its last IO ended after the close
- * @wait_lock: guards @wait_list
- * @wait_list: bios to submit again, allowed to wait, in order
- *	(rnbd-srv-io.c)
- * @waiting: bios on @wait_list or being submitted by @submit_work
- * @submit_work: submits the bios of @wait_list; queued with a reference
  * @rcu: frees the struct after IO lookups are done with it
  */
 struct rnbd_srv_dev {
@@ -121,10 +116,6 @@ struct rnbd_srv_dev {
 	sector_t		nsectors;
 	refcount_t		ref;
 	struct work_struct	release_work;
-	spinlock_t		wait_lock;	/* see above */
-	struct list_head	wait_list;
-	atomic_t		waiting;
-	struct work_struct	submit_work;
 	struct rcu_head		rcu;
 };
 
@@ -193,7 +184,6 @@ void rnbd_srv_sysfs_dev_del(struct rnbd_srv_dev *dev);
 
 /* rnbd-srv-io.c: block IO, and the checks file IO shares */
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
-void rnbd_srv_dev_submit_work(struct work_struct *work);
 int rnbd_srv_io_check(const struct trs_srv_req *req,
 		      const struct rnbd_msg_io *msg, u32 lbs, u64 cap,
 		      blk_opf_t *opf);
