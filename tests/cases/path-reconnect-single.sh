@@ -15,29 +15,18 @@ C=/sys/class/rtrs-client/one
 P=$(ls "$C/paths")
 expect_eq "one path" "$(echo "$P" | wc -l)" 1
 r0=$(cut -d' ' -f1 "$C/paths/$P/stats/reconnects")
-fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 \
-	--rw=randwrite --bs=4k --iodepth=16 --size=24M --rate_iops=,200 \
-	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
-	>/tmp/fio.out 2>&1 &
-fpid=$!
+fio_outage_start "$dev" 24M
 sleep 2
 for round in 1 2 3 4 5; do
 	kmsg "path-reconnect-single: round $round"
 	expect_eq "reconnect $round" "$(sysfs_write "$C/paths/$P/reconnect" 1)" OK
-	i=0
-	until [ "$(cat "$C/paths/$P/state" 2>/dev/null)" = connected ]; do
-		i=$((i + 1))
-		[ $i -lt $((300 * S)) ] ||
-			die "round $round: path stays $(cat "$C/paths/$P/state" 2>/dev/null)"
-		sleep 0.1
-	done
+	wait_path_state one connected 30
 	sleep 1
 done
 # each round tore the path down and set it up again (a connected path
 # that was set up again over its live connections oopsed the client)
 expect_eq "reconnects" "$(($(cut -d' ' -f1 "$C/paths/$P/stats/reconnects") - r0))" 5
-wait $fpid || { cat /tmp/fio.out; die "fio failed"; }
-grep -q 'err= *0' /tmp/fio.out || { cat /tmp/fio.out; die "fio reported an error"; }
+fio_wait_ok "$FIO_PID"
 i=0
 until [ "$(ls /sys/class/rtrs-server | wc -l)" = 1 ] &&
 	[ "$(ls /sys/class/rtrs-server/*/paths | wc -l)" = 1 ]; do
