@@ -486,6 +486,9 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		err = -ENOMEM;
 		goto put_dev;
 	}
+	err = rnbd_srv_dev_waitq_init(dev);
+	if (err)
+		goto put_dev;
 	dev->sess = sess;
 	dev->access_mode = msg->access_mode;
 	refcount_set(&dev->ref, 1);

@@ -10,12 +10,26 @@
  * a suspended dm device) ends the bio with BLK_STS_AGAIN at once, and the
  * bio is submitted again, allowed to wait, from rnbd_srv_submit_wq.  The
  * connection goes on serving the session's other devices and heartbeats.
+ *
+ * Such bios wait in order: tags are not handed out in order (a new
+ * allocation takes the tag a sleeping one was woken for, and the loser
+ * goes back to the end of a wait queue), so under a steady stream one bio
+ * left to compete with newer ones could wait as long as the stream lasts,
+ * past the client's request timeout.  Each device has a FIFO per CPU,
+ * filled on the CPU that got the refusal and submitted there, one bio per
+ * run, by that FIFO's work; while any bio of the device waits, its new
+ * bios join their CPU's FIFO instead of trying REQ_NOWAIT.  The bios that
+ * compete for a tag are then the FIFOs' heads only, one per CPU, all of
+ * them waiting in the tag's wait queue; and the stream stays spread over
+ * the CPUs its connections run on (one FIFO for the device would move the
+ * whole of it onto one worker).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
 #include <linux/ioprio.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 
 #include "rnbd-srv.h"
 #include "rnbd-srv-trace.h"
@@ -26,7 +40,8 @@
  * @dev: device, referenced until the answer
  * @read_len: bytes to return on success
  * @opf: the bio's op and flags
- * @retry_work: submits the bio again without REQ_NOWAIT
+ * @wait_entry: in a FIFO of its device while it waits to be submitted
+ *	again (struct rnbd_srv_dev_waitq)
  * @bio: the bio; the bioset's front_pad holds the fields above
  */
 struct rnbd_srv_io {
@@ -34,7 +49,7 @@ struct rnbd_srv_io {
 	struct rnbd_srv_dev	*dev;
 	u32			read_len;
 	blk_opf_t		opf;
-	struct work_struct	retry_work;
+	struct list_head	wait_entry;
 	struct bio		bio;
 };
 
@@ -82,16 +97,67 @@ static void rnbd_srv_io_fill(struct rnbd_srv_io *io)
 			       offset_in_page(req->data));
 }
 
-/* The device could not take the bio without waiting: here it may wait. */
-static void rnbd_srv_io_retry_work(struct work_struct *work)
+/**
+ * rnbd_srv_dev_waitq_work() - submit the first bio of a FIFO of a device
+ * @work: the FIFO's work; a run holds a reference of the device
+ *
+ * The bio may wait for the device (a tag) here, without REQ_NOWAIT.  One
+ * bio per run: a device that takes bios without a sleep (null_blk copies
+ * each one in its submit) would otherwise hold this CPU's worker pool, and
+ * the works queued behind this one would wait for the whole FIFO.
+ */
+void rnbd_srv_dev_waitq_work(struct work_struct *work)
 {
-	struct rnbd_srv_io *io = container_of(work, struct rnbd_srv_io,
-					      retry_work);
+	struct rnbd_srv_dev_waitq *q = container_of(work,
+						    struct rnbd_srv_dev_waitq,
+						    work);
+	struct rnbd_srv_dev *dev = q->dev;
+	struct rnbd_srv_io *io;
+	bool more;
 
-	io->opf &= ~REQ_NOWAIT;
-	bio_reset(&io->bio, io->dev->bdev, io->opf);
-	rnbd_srv_io_fill(io);
-	submit_bio(&io->bio);
+	spin_lock_irq(&q->lock);
+	io = list_first_entry_or_null(&q->list, struct rnbd_srv_io,
+				      wait_entry);
+	if (io)
+		list_del(&io->wait_entry);
+	more = !list_empty(&q->list);
+	spin_unlock_irq(&q->lock);
+	if (io) {
+		io->opf &= ~REQ_NOWAIT;
+		bio_reset(&io->bio, dev->bdev, io->opf);
+		rnbd_srv_io_fill(io);
+		submit_bio(&io->bio);
+		/* counted until now: no new bio tries for a tag before it */
+		atomic_dec(&dev->waiting);
+	}
+	/*
+	 * The next run, behind the works queued meanwhile, takes our
+	 * reference; a bio queued after our look is queued with its own.
+	 */
+	if (!more || !queue_work(rnbd_srv_submit_wq, &q->work))
+		rnbd_srv_dev_put(dev);
+}
+
+/*
+ * Queue @io's bio at the end of its device's FIFO of this CPU.
+ * Context: any (a bio's completion, the connection's completion work).
+ */
+static void rnbd_srv_io_defer(struct rnbd_srv_io *io)
+{
+	struct rnbd_srv_dev *dev = io->dev;
+	struct rnbd_srv_dev_waitq *q;
+	unsigned long flags;
+
+	atomic_inc(&dev->waiting);
+	/* any CPU's FIFO would do: the work runs where it is queued */
+	q = per_cpu_ptr(dev->waitq, raw_smp_processor_id());
+	spin_lock_irqsave(&q->lock, flags);
+	list_add_tail(&io->wait_entry, &q->list);
+	spin_unlock_irqrestore(&q->lock, flags);
+	/* @io's reference keeps @dev: the run's own is taken from it */
+	refcount_inc(&dev->ref);
+	if (!queue_work(rnbd_srv_submit_wq, &q->work))
+		rnbd_srv_dev_put(dev);
 }
 
 static void rnbd_srv_bio_end_io(struct bio *bio)
@@ -104,8 +170,7 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 
 	if (unlikely(bio->bi_status == BLK_STS_AGAIN &&
 		     (io->opf & REQ_NOWAIT))) {
-		INIT_WORK(&io->retry_work, rnbd_srv_io_retry_work);
-		queue_work(rnbd_srv_submit_wq, &io->retry_work);
+		rnbd_srv_io_defer(io);
 		return;
 	}
 	trace_rnbd_srv_io_complete(req, dev->id, err, len);
@@ -261,7 +326,11 @@ int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req)
 	io->opf = opf;
 	rnbd_srv_io_fill(io);
 	trace_rnbd_srv_io_submit(req, msg);
-	submit_bio(bio);
+	/* behind the device's bios that wait for it: see the top */
+	if (unlikely(atomic_read(&dev->waiting)))
+		rnbd_srv_io_defer(io);
+	else
+		submit_bio(bio);
 	return 0;
 }
 
@@ -315,6 +384,30 @@ int rnbd_srv_io_check(const struct trs_srv_req *req,
 		      blk_opf_t *opf)
 {
 	return __rnbd_srv_io_check(req, msg, lbs, cap, opf);
+}
+
+/**
+ * rnbd_srv_dev_waitq_init() - make the FIFOs of a device being opened
+ * @dev: the device; its kobject release frees them
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rnbd_srv_dev_waitq_init(struct rnbd_srv_dev *dev)
+{
+	int cpu;
+
+	dev->waitq = TRS_FI(alloc_percpu(struct rnbd_srv_dev_waitq), NULL);
+	if (!dev->waitq)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct rnbd_srv_dev_waitq *q = per_cpu_ptr(dev->waitq, cpu);
+
+		spin_lock_init(&q->lock);
+		INIT_LIST_HEAD(&q->list);
+		INIT_WORK(&q->work, rnbd_srv_dev_waitq_work);
+		q->dev = dev;
+	}
+	return 0;
 }
 
 /**

@@ -26,6 +26,7 @@
 
 #include <linux/device.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
@@ -123,6 +124,8 @@ static void rnbd_srv_dev_kobj_release(struct kobject *kobj)
 	struct rnbd_srv_dev *dev = rnbd_srv_kobj_to_dev(kobj);
 
 	kfree(dev->path);
+	/* no bio is left in them: each held a reference of the device */
+	free_percpu(dev->waitq);
 	/* rnbd_srv_dev_get() may still look at it under RCU */
 	kfree_rcu(dev, rcu);
 }

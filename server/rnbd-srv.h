@@ -80,6 +80,21 @@ struct rnbd_srv_export {
 };
 
 /**
+ * struct rnbd_srv_dev_waitq - bios of a device waiting to be submitted
+ *	again, allowed to wait for a tag, in order (rnbd-srv-io.c)
+ * @lock: guards @list
+ * @list: the bios (struct rnbd_srv_io), oldest first
+ * @work: submits them, one per run; queued with a device reference
+ * @dev: the device
+ */
+struct rnbd_srv_dev_waitq {
+	spinlock_t		lock;	/* see above */
+	struct list_head	list;
+	struct work_struct	work;
+	struct rnbd_srv_dev	*dev;
+};
+
+/**
  * struct rnbd_srv_dev - a block device or a regular file opened by a
  *	session
  * @kobj: sessions/<session>/ in the export's sysfs directory; owns the
@@ -100,6 +115,8 @@ struct rnbd_srv_export {
  * @ref: one while open plus one per bio or file IO in flight; zero
  *	closes it
  * @release_work: closes it when its last IO ended after the close
+ * @waitq: per CPU, the bios waiting to be submitted again (rnbd-srv-io.c)
+ * @waiting: bios in the @waitq FIFOs or being submitted from them
  * @rcu: frees the struct after IO lookups are done with it
  */
 struct rnbd_srv_dev {
@@ -116,6 +133,8 @@ struct rnbd_srv_dev {
 	sector_t		nsectors;
 	refcount_t		ref;
 	struct work_struct	release_work;
+	struct rnbd_srv_dev_waitq __percpu *waitq;
+	atomic_t		waiting;
 	struct rcu_head		rcu;
 };
 
@@ -184,6 +203,8 @@ void rnbd_srv_sysfs_dev_del(struct rnbd_srv_dev *dev);
 
 /* rnbd-srv-io.c: block IO, and the checks file IO shares */
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
+int rnbd_srv_dev_waitq_init(struct rnbd_srv_dev *dev);
+void rnbd_srv_dev_waitq_work(struct work_struct *work);
 int rnbd_srv_io_check(const struct trs_srv_req *req,
 		      const struct rnbd_msg_io *msg, u32 lbs, u64 cap,
 		      blk_opf_t *opf);
