@@ -8,6 +8,12 @@
 # boot: shared
 # timeout: 400
 S=${RNBD_TIMEOUT_SCALE:-1}
+kmsg "path-reconnect-single: start"
+# this case's messages only: an earlier case of the boot may have failed
+# IO on a device of the same name on purpose
+klog() {
+	dmesg | sed -n '/rnbd-test: path-reconnect-single: start/,$p'
+}
 rnbd_setup
 nb=$(nullb_create nullb1 64)
 dev=$(map_dev one "$nb")
@@ -36,7 +42,7 @@ until [ "$(ls /sys/class/rtrs-server | wc -l)" = 1 ] &&
 	sleep 0.1
 done
 unmap_dev "$dev"
-if dmesg | grep -q "I/O error, dev $dev\|Buffer I/O error on dev $dev"; then
-	dmesg | grep "I/O error, dev $dev\|Buffer I/O error on dev $dev"
+if klog | grep -q "I/O error, dev $dev\|Buffer I/O error on dev $dev"; then
+	klog | grep "I/O error, dev $dev\|Buffer I/O error on dev $dev"
 	die "IO errors across the reconnects"
 fi
