@@ -148,14 +148,17 @@ static void rnbd_srv_io_defer(struct rnbd_srv_io *io)
 	struct rnbd_srv_dev_waitq *q;
 	unsigned long flags;
 
+	/*
+	 * The run's reference, taken while @io's keeps @dev: once @io is on
+	 * the list a run may submit it, and its end drop that reference.
+	 */
+	refcount_inc(&dev->ref);
 	atomic_inc(&dev->waiting);
 	/* any CPU's FIFO would do: the work runs where it is queued */
 	q = per_cpu_ptr(dev->waitq, raw_smp_processor_id());
 	spin_lock_irqsave(&q->lock, flags);
 	list_add_tail(&io->wait_entry, &q->list);
 	spin_unlock_irqrestore(&q->lock, flags);
-	/* @io's reference keeps @dev: the run's own is taken from it */
-	refcount_inc(&dev->ref);
 	if (!queue_work(rnbd_srv_submit_wq, &q->work))
 		rnbd_srv_dev_put(dev);
 }
