@@ -48,6 +48,10 @@ for c in "$@"; do
 	name=$(basename "$c" .sh)
 	t=$(case_timeout "$c")
 	echo "rnbd-check: begin $name" >/dev/kmsg
+	# what a guest that dies of memory had left: free memory, and what
+	# the earlier cases wrote to the root's tmpfs upper layer
+	echo "rnbd-check: $(awk '/^MemAvailable:/ { print $1, $2, $3 }' /proc/meminfo)," \
+		"root overlay $(df -k / | awk 'NR == 2 { print $3 }') kB written" >/dev/kmsg
 	echo "=== $name"
 	# bash -e with an ERR trap names the command that failed a case.
 	timeout -k 10 "$t" bash -eE -c '. "$REPO/tests/lib/guest.sh"; cd "$REPO"
