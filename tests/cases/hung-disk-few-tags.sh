@@ -41,11 +41,17 @@ i=0
 until [ "$(awk '{ print $1 + $2 }' /sys/block/$devS/inflight)" -ge 4 ]; do
 	i=$((i + 1)); [ $i -lt 100 ] || die "4 requests not in flight on $devS"; sleep 0.1
 done
-# Completed requests of the other device, sampled for 16 s: the longest
-# time without one.
-t_end=$(($(date +%s) + 16))
-while [ "$(date +%s)" -lt $t_end ]; do
-	echo "$(date +%s.%N) $(awk '{ print $1 + $5 }' /sys/block/$devA/stat)"
+# Completed requests of the other device, sampled for 16 s and at least 40
+# times (a loaded debug guest may take seconds per fork: a sampler of
+# date and awk once took one sample in 16 s and saw no stall at all); the
+# longest time without one.  Bash builtins, one fork per sample.
+t_end=$((${EPOCHREALTIME%.*} + 16))
+n=0
+while :; do
+	read -r reads _ _ _ writes _ </sys/block/$devA/stat
+	echo "$EPOCHREALTIME $((reads + writes))"
+	n=$((n + 1))
+	[ $n -lt 40 ] || [ "${EPOCHREALTIME%.*}" -lt $t_end ] || break
 	sleep 0.2
 done >/tmp/samples
 gap=$(awk 'NR == 1 || $2 != n { if (NR > 1 && $1 - t > g) g = $1 - t; t = $1; n = $2 }
