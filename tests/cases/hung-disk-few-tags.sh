@@ -42,9 +42,13 @@ until [ "$(awk '{ print $1 + $2 }' /sys/block/$devS/inflight)" -ge 4 ]; do
 	i=$((i + 1)); [ $i -lt 100 ] || die "4 requests not in flight on $devS"; sleep 0.1
 done
 # Completed requests of the other device, sampled for 16 s and at least 40
-# times (a loaded debug guest may take seconds per fork: a sampler of
-# date and awk once took one sample in 16 s and saw no stall at all); the
-# longest time without one.  Bash builtins, one fork per sample.
+# times; the longest time without one.  No fork per sample (the debug
+# kernel may take seconds per fork: a sampler of date, awk and sleep once
+# took one sample in the whole window and saw no stall): bash builtins,
+# and the pause is a read that times out on a FIFO nobody writes.
+rm -f /tmp/hd.tick
+mkfifo /tmp/hd.tick
+exec 7<>/tmp/hd.tick
 t_end=$((${EPOCHREALTIME%.*} + 16))
 n=0
 while :; do
@@ -52,8 +56,10 @@ while :; do
 	echo "$EPOCHREALTIME $((reads + writes))"
 	n=$((n + 1))
 	[ $n -lt 40 ] || [ "${EPOCHREALTIME%.*}" -lt $t_end ] || break
-	sleep 0.2
+	read -rt 0.2 -u 7 _ || true
 done >/tmp/samples
+exec 7>&-
+rm -f /tmp/hd.tick
 gap=$(awk 'NR == 1 || $2 != n { if (NR > 1 && $1 - t > g) g = $1 - t; t = $1; n = $2 }
 	END { if ($1 - t > g) g = $1 - t; printf "%.1f", g }' /tmp/samples)
 log "longest stall of the other device with slow requests queued: $gap s"
