@@ -150,7 +150,7 @@ static void rnbd_srv_io_defer(struct rnbd_srv_io *io)
 
 	/*
 	 * The run's reference, taken while @io's keeps @dev: once @io is on
-	 * the list a run may submit it, and its end drop that reference.
+	 * the list a run may submit it, and its end drops that reference.
 	 */
 	refcount_inc(&dev->ref);
 	atomic_inc(&dev->waiting);

@@ -10,9 +10,6 @@
 # timeout: 300
 S=${RNBD_TIMEOUT_SCALE:-1}
 kmsg "hung-disk-few-tags: start"
-klog() {
-	dmesg | sed -n '/rnbd-test: hung-disk-few-tags: start/,$p'
-}
 rnbd_setup
 nbA=$(nullb_create nbfast 64)
 nbS=$(nullb_create nbslow 16 memory_backed=0 hw_queue_depth=1 irqmode=2 \

@@ -13,9 +13,6 @@
 S=${RNBD_TIMEOUT_SCALE:-1}
 # The kernel log of this case only (the guest ran others before).
 kmsg "hung-disk: start"
-klog() {
-	dmesg | sed -n '/rnbd-test: hung-disk: start/,$p'
-}
 rnbd_setup
 modprobe dm_mod || die "modprobe dm_mod"
 nbA=$(nullb_create nullb1 64)

@@ -15,7 +15,6 @@ A1=$RXE_ADDR
 A2=10.9.1.1
 ip addr add $A2/24 dev "$RXE_NETDEV" || die "second address"
 kmsg "multipath-loopback: start"
-klog() { dmesg | sed -n '/rnbd-test: multipath-loopback: start/,$p'; }
 nb=$(nullb_create nullb1 128)
 sess=mp
 C=/sys/class/rtrs-client/$sess

@@ -9,11 +9,6 @@
 # timeout: 400
 S=${RNBD_TIMEOUT_SCALE:-1}
 kmsg "path-reconnect-single: start"
-# this case's messages only: an earlier case of the boot may have failed
-# IO on a device of the same name on purpose
-klog() {
-	dmesg | sed -n '/rnbd-test: path-reconnect-single: start/,$p'
-}
 rnbd_setup
 nb=$(nullb_create nullb1 64)
 dev=$(map_dev one "$nb")

@@ -19,9 +19,6 @@ S=${RNBD_TIMEOUT_SCALE:-1}
 tool=$REPO/.build/rnbd-tool/rnbd
 [ -x "$tool" ] || die "$tool not built (scripts/check builds it from ../shared/tools/rnbd-tool)"
 kmsg "rnbd-tool: start"
-klog() {
-	dmesg | sed -n '/rnbd-test: rnbd-tool: start/,$p'
-}
 mkdir -p /run/rnbd-tool
 nb1=$(nullb_create nullb1 64)
 nb2=$(nullb_create nullb2 32)

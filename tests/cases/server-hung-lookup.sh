@@ -10,9 +10,6 @@
 # timeout: 400
 S=${RNBD_TIMEOUT_SCALE:-1}
 kmsg "server-hung-lookup: start"
-klog() {
-	dmesg | sed -n '/rnbd-test: server-hung-lookup: start/,$p'
-}
 rnbd_setup
 modprobe fuse || die "modprobe fuse"
 nbA=$(nullb_create nullb1 64)

@@ -8,7 +8,6 @@
 # timeout: 300
 S=${RNBD_TIMEOUT_SCALE:-1}
 kmsg "server-resize-event: start"
-klog() { dmesg | sed -n '/rnbd-test: server-resize-event: start/,$p'; }
 rnbd_setup
 modprobe loop || die "modprobe loop"
 f=/tmp/resize.img

@@ -28,6 +28,12 @@ kmsg() {
 	echo "rnbd-test: $*" >/dev/kmsg
 }
 
+# The kernel log of this case only (from the runner's begin line on): an
+# earlier case of a shared boot may have made the same messages on purpose.
+klog() {
+	dmesg | sed -n "/rnbd-check: begin ${RNBD_CASE:?}\$/,\$p"
+}
+
 # setup_rxe [NETDEV ADDR/PREFIX [RXEDEV]]: an rxe device (RXE_DEV, rxe0,
 # unless named) on a netdev with an IPv4 address.  Without arguments a
 # dummy netdev (rxe loops back in itself).

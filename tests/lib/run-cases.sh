@@ -48,6 +48,7 @@ for c in "$@"; do
 	name=$(basename "$c" .sh)
 	t=$(case_timeout "$c")
 	echo "rnbd-check: begin $name" >/dev/kmsg
+	export RNBD_CASE=$name	# for klog
 	# what a guest that dies of memory had left: free memory, and what
 	# the earlier cases wrote to the root's tmpfs upper layer
 	echo "rnbd-check: $(awk '/^MemAvailable:/ { print $1, $2, $3 }' /proc/meminfo)," \
