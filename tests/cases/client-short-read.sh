@@ -34,7 +34,7 @@ for mode in full short empty; do
 		log "$mode, $bs bytes: $got"
 	done
 	if [ $mode != full ]; then
-		dmesg | grep -q "read on slot .* answered with .* bytes: I/O error" ||
+		klog | grep -q "read on slot .* answered with .* bytes: I/O error" ||
 			die "no log line for the short read ($mode)"
 		# a write still works: only the lying reads fail
 		dd if=/dev/zero of="/dev/$dev" bs=4k count=1 oflag=direct 2>/dev/null ||

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # desc: flush and FUA reach the server device (fio --fsync=1 counted in its
-#       flush statistics), the write cache and FUA flags are mirrored,
-#       discard and write-zeroes work (blkdiscard, blkdiscard -z) and read
-#       back zeroes
+#       flush statistics; an O_DSYNC write arrives with RNBD_F_FUA in the
+#       server's io_submit event), the write cache and FUA flags are
+#       mirrored, discard and write-zeroes work (blkdiscard, blkdiscard -z)
+#       and read back zeroes; write-zeroes reaches the server as
+#       WRITE_ZEROES where the device has it, and as zero pages written
+#       where it has not
 # boot: shared
 # timeout: 300
 rnbd_setup
@@ -29,13 +32,36 @@ log "flushes: client $c0 -> $c1, server $s0 -> $s1"
 [ $((c1 - c0)) -ge 250 ] || die "only $((c1 - c0)) flushes on the client for 256 fsyncs"
 expect_eq "flushes that reached the server" $((s1 - s0)) $((c1 - c0))
 
+# server_ops CMD...: the server's io_submit events while CMD runs, one
+# "op=OP flags=0xF len=N" line each
+TR=/sys/kernel/tracing
+server_ops() {
+	echo >"$TR/trace"
+	echo 1 >"$TR/events/rnbd_srv/rnbd_srv_io_submit/enable"
+	"$@" || { echo 0 >"$TR/events/rnbd_srv/rnbd_srv_io_submit/enable"; die "$*"; }
+	echo 0 >"$TR/events/rnbd_srv/rnbd_srv_io_submit/enable"
+	grep -o 'rnbd_srv_io_submit: .*' "$TR/trace" | grep -o 'op=.*' |
+		sed 's/ sector=[0-9]*//'
+}
+# O_DSYNC direct writes are FUA writes: the flag reaches the server (FUA is
+# RNBD_F_FUA, bit 0), and a plain direct write carries none
+ops=$(server_ops dd if=/dev/urandom of=/dev/$dev bs=4k count=4 oflag=direct,dsync)
+log "O_DSYNC writes on the server: $(echo "$ops" | sort | uniq -c | tr '\n' ';')"
+expect_eq "FUA writes on the server" "$(echo "$ops" | grep -c '^op=WRITE flags=0x[0-9a-f]*[13579bdf] len=4096$')" 4
+ops=$(server_ops dd if=/dev/urandom of=/dev/$dev bs=4k count=4 oflag=direct)
+expect_eq "plain writes on the server" "$(echo "$ops" | grep -c '^op=WRITE flags=0x0 len=4096$')" 4
+
 head -c 4194304 /dev/urandom | dd of=/dev/$dev bs=1M oflag=direct 2>/dev/null
 zero4m=$(head -c 4194304 /dev/zero | sha256sum | cut -d' ' -f1)
 [ "$(sha_dev /dev/$dev 4194304)" != "$zero4m" ] || die "pattern not written"
 blkdiscard -o 0 -l 4194304 /dev/$dev || die "blkdiscard"
 expect_eq "discarded range on the server" "$(sha_dev "$nb" 4194304)" "$zero4m"
 head -c 4194304 /dev/urandom | dd of=/dev/$dev bs=1M oflag=direct 2>/dev/null
-blkdiscard -z -o 0 -l 4194304 /dev/$dev || die "blkdiscard -z"
+ops=$(server_ops blkdiscard -z -o 0 -l 4194304 /dev/$dev)
+# no write-zeroes on null_blk: the client's block layer wrote zero pages
+echo "$ops" | grep -q '^op=WRITE_ZEROES' && die "WRITE_ZEROES sent to a device without it"
+expect_eq "bytes written as zero pages" \
+	"$(echo "$ops" | sed -n 's/^op=WRITE .*len=//p' | awk '{ s += $1 } END { print s + 0 }')" 4194304
 expect_eq "write-zeroes through rnbd" "$(sha_dev /dev/$dev 4194304)" "$zero4m"
 expect_eq "write-zeroes on the server" "$(sha_dev "$nb" 4194304)" "$zero4m"
 unmap_dev "$dev"
@@ -49,7 +75,11 @@ dev=$(map_dev wz "$lo")
 wz=$(cat /sys/block/$dev/queue/write_zeroes_max_bytes)
 [ "$wz" -gt 0 ] || die "write-zeroes of the loop device not advertised"
 head -c 4194304 /dev/urandom | dd of=/dev/$dev bs=1M oflag=direct 2>/dev/null
-blkdiscard -z -o 1048576 -l 2097152 /dev/$dev || die "blkdiscard -z on loop"
+ops=$(server_ops blkdiscard -z -o 1048576 -l 2097152 /dev/$dev)
+# carried as WRITE_ZEROES, not as zero pages the client wrote
+expect_eq "WRITE_ZEROES bytes on the server" \
+	"$(echo "$ops" | sed -n 's/^op=WRITE_ZEROES .*len=//p' | awk '{ s += $1 } END { print s + 0 }')" 2097152
+echo "$ops" | grep -q '^op=WRITE ' && die "write-zeroes went as writes: $(echo "$ops" | head -3)"
 got=$(dd if="$lo" bs=1M skip=1 count=2 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
 expect_eq "zeroed range on the loop device" "$got" "$(head -c 2097152 /dev/zero | sha256sum | cut -d' ' -f1)"
 unmap_dev "$dev"

@@ -5,8 +5,12 @@
 #       OPENs, requests whose replies cannot land), from a seed: the server
 #       answers each with an error or closes only that session; afterwards
 #       no session, RDMA object or chunk memory is left, and a legitimate
-#       client maps and passes fio verify.  Sessions left idle (no
-#       device, no heartbeat, connections never made) are closed.
+#       client maps and passes fio verify.  Every input's outcome is
+#       judged against tests/hostile/expect-client (an error, a closed
+#       session or acceptance, as the protocol says; never another).  A
+#       bystander session maps another device and does verified IO through
+#       the whole round.  Sessions left idle (no device, no heartbeat,
+#       connections never made) are closed.
 #       RNBD_HOSTILE_ROUNDS=N runs N randomised rounds (default 1),
 #       RNBD_HOSTILE_SEED replays a seed.
 # boot: shared
@@ -18,6 +22,9 @@ rounds=${RNBD_HOSTILE_ROUNDS:-1}
 tool=$REPO/tests/hostile/rnbd-hostile
 [ -x "$tool" ] || die "$tool not built (make -C tests/hostile)"
 nb=$(nullb_create nullb0 64)
+nb2=$(nullb_create nullb1 64)
+judge=$REPO/tests/hostile/judge
+expect=$REPO/tests/hostile/expect-client
 # the tool's report: with the case's results
 out=${CASE_RESULTS:-/job/results}/hostile-client-tool.log
 # 16 sessions per address: the flood of 64 meets the cap
@@ -25,41 +32,67 @@ P=/sys/module/rnbd_trs_server/parameters
 old_peer=$(cat $P/max_sessions_per_peer)
 echo 16 >$P/max_sessions_per_peer
 
+# the bystander: a legitimate session of the kernel client, mapped before
+# the round and doing verified IO (each job with a fresh seed, so a lost
+# write cannot read back an earlier job's data) until the round has ended
+bys=$(map_dev bystander "$nb2")
+bystander() {
+	local n=0 rs
+	while [ ! -e /tmp/bys.stop ]; do
+		rs=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+		fio --name=b --filename="/dev/$bys" --ioengine=libaio --direct=1 \
+			--rw=randwrite --bs=4k --iodepth=8 --size=8M --randseed="$rs" \
+			--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+			>/tmp/bys.out 2>&1 ||
+			{ echo "job $((n + 1)) (randseed $rs) failed" >/tmp/bys.fail
+			  cat /tmp/bys.out >>/tmp/bys.fail; return 1; }
+		n=$((n + 1))
+		echo $n >/tmp/bys.jobs
+	done
+}
+rm -f /tmp/bys.stop /tmp/bys.fail /tmp/bys.jobs
+
 sync
 echo 3 >/proc/sys/vm/drop_caches
 base_res=$(rdma_res_counts)
 base_mem=$(free_kb)
 log "seed $seed, $rounds round(s); before: $base_res, $base_mem kB free"
+bystander &
+bys_pid=$!
 t0=$(date +%s)
 rc=0
 "$tool" --server "$RXE_ADDR" --device "$nb" --seed "$seed" --cases all \
 	--rounds "$rounds" >"$out" 2>&1 || rc=$?
 t1=$(date +%s)
+# the job under way when the round ended finishes, verified
+touch /tmp/bys.stop
+bst=0
+wait $bys_pid || bst=$?
 tail -4 "$out"
 [ $rc = 0 ] || die "rnbd-hostile exited $rc (seed $seed): see $out"
+[ $bst = 0 ] && [ ! -e /tmp/bys.fail ] ||
+	die "the bystander's verified IO failed during the round: $(cat /tmp/bys.fail 2>/dev/null)"
+log "bystander: $(cat /tmp/bys.jobs 2>/dev/null || echo 0) verified 8 MiB jobs during the round"
+[ "$(cat /tmp/bys.jobs 2>/dev/null || echo 0)" -ge 1 ] ||
+	die "the bystander finished no job during the round"
+# every input's outcome, judged
+python3 "$judge" "$expect" "$out" || die "outcomes not as expected (seed $seed): see $out"
+# the cap: the bystander's session counts against the same peer
+acc=$(grep -c '^case flood-sessions: .* -> accepted$' "$out" || true)
+[ "$acc" -le 15 ] || die "$acc flood sessions accepted beside the bystander's, cap 16"
 summary=$(grep '^hostile: [0-9]* cases, [0-9]* distinct inputs' "$out")
 inputs=$(echo "$summary" | sed 's/.* cases, \([0-9]*\) distinct inputs.*/\1/')
 log "$summary in $((t1 - t0)) s"
 [ "${inputs:-0}" -ge 300 ] || die "only ${inputs:-0} distinct inputs"
 grep -q 'rejected EUSERS' "$out" ||
 	die "the session flood never met max_sessions_per_peer"
-# holes of the protocol before minor 4 and the caps: each input must be
-# refused, not taken (expect CASE-TEXT OUTCOME)
-expect() {
-	grep -F -- "$1" "$out" | grep -q -- "-> $2" ||
-		die "'$1': $(grep -F -- "$1" "$out" | head -1 | sed 's/.* -> //') instead of $2"
-}
-expect "conn_idx 1, right uuid, zero sess_key" "rejected ENOENT"
-expect "conn_idx 1, right uuid, random sess_key" "rejected ENOENT"
-expect "with the uuid of a half-made 2-connection session, zero key" "rejected EEXIST"
-expect "conn_idx 1 twice, right uuid and key" "rejected EEXIST"
-expect "magic link: path \"/proc/self/root" "answered ELOOP"
+# the holes of the protocol before minor 4 (joins without the key,
+# connection 0 twice, /proc's magic links) are rules of expect-client
 # minor 5: the reply to a request carries its slot tag (generation) whole
 n=$(grep -cF "the reply echoes the tag" "$out")
 ok=$(grep -F "the reply echoes the tag" "$out" | grep -c -- "-> answered ENODEV")
 [ "$n" -ge 3 ] && [ "$n" = "$ok" ] ||
 	die "slot tags: $ok of $n replies echoed the tag: $(grep -F "the reply echoes the tag" "$out" | grep -v -- "-> answered ENODEV" | head -1)"
-expect "slot tag generation 3 above index queue_depth" "session closed"
 echo "$old_peer" >$P/max_sessions_per_peer
 
 # every session the hostile client made is gone: its RDMA objects...
@@ -97,6 +130,7 @@ rc=0
 echo "$old_idle" >/sys/module/rnbd_server/parameters/idle_session_sec
 grep '^hostile: idle:' "$out.idle"
 [ $rc = 0 ] || die "rnbd-hostile --cases idle exited $rc"
+python3 "$judge" "$expect" "$out.idle" || die "idle outcomes not as expected: see $out.idle"
 closed=$(grep -c '^hostile: idle: .*: closed by the server' "$out.idle" || true)
 expect_eq "idle sessions the server closed" "$closed" 4
 
@@ -104,5 +138,7 @@ expect_eq "idle sessions the server closed" "$closed" 4
 dev=$(map_dev after "$nb")
 fio --name=v --filename="/dev/$dev" --ioengine=libaio --direct=1 --rw=randwrite \
 	--bs=4k --iodepth=16 --size=16M --verify=crc32c --verify_fatal=1 \
+	--randseed="$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')" \
 	--verify_state_save=0 >/tmp/fio.out 2>&1 || { cat /tmp/fio.out; die "fio verify"; }
 unmap_dev "$dev"
+unmap_dev "$bys"

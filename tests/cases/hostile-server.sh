@@ -86,7 +86,7 @@ read_fails() {
 # wait_log TEXT SEC: until the kernel log has TEXT, SEC seconds at most
 wait_log() {
 	i=0
-	until dmesg | grep -q "$1"; do
+	until klog | grep -q "$1"; do
 		i=$((i + 1))
 		[ $i -lt $(($2 * 10 * S)) ] || die "$mode: no '$1' in $2 s"
 		sleep 0.1
@@ -108,11 +108,13 @@ for m in short-read empty-read huge-status; do
 	dev=$(dev_of hs-$m)
 	read_fails "$dev" 4096
 	read_fails "$dev" 65536
-	[ "$(cat /sys/class/rtrs-client/hs-$m/state 2>/dev/null || echo connected)" = connected ] ||
-		die "$mode: the session did not stay connected"
+	# the session stays: its path is connected and never reconnected
+	expect_eq "$mode: path state" "$(path_state hs-$m)" connected
+	klog | grep -q "hs-$m: .*connection lost" &&
+		die "$mode: the session reconnected: $(klog | grep "hs-$m: .*connection lost" | head -1)"
 	stop
 done
-dmesg | grep -q "answered with .* bytes: I/O error" || die "no log line for a short read"
+klog | grep -q "answered with .* bytes: I/O error" || die "no log line for a short read"
 
 # -- replies that break the protocol: the session reconnects (the next
 # server is honest) and the IO completes with the right data
@@ -121,9 +123,16 @@ for m in idle-slot dup-reply wrong-conn slot-out-of-range bad-type \
 	start $m --honest-after 1
 	expect_eq "$m: map" "$(map hs-$m)" OK
 	rw_check "$(dev_of hs-$m)"
+	# the data alone would pass with no lie told: the lie was sent, the
+	# client ended that session, and it reconnected to the honest one
+	grep -q "mode $m: .* -> session ended" "$out/hostile-srv-$m.log" ||
+		die "$m: no lie ended a session: $(grep -m1 -- ' -> ' "$out/hostile-srv-$m.log")"
+	klog | grep -q "hs-$m: .*connection lost: .*; reconnecting" ||
+		die "$m: the client never reconnected"
+	klog | grep -q "hs-$m: .*reconnected after" || die "$m: no reconnect line"
 	stop
 done
-dmesg | grep -q "bad reply" || die "no 'bad reply' line"
+klog | grep -q "bad reply" || die "no 'bad reply' line"
 # late-reply answers a request with the reply to its slot's previous one:
 # only the slot tag's generation (TRS_CAP_SLOT_GEN) tells them apart.  A
 # slot comes back after about queue-depth requests: 4 KiB ones, 256 reads

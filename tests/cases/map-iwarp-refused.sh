@@ -31,7 +31,7 @@ case "$r" in EOPNOTSUPP|ENOTSUP) ;; *) die "map over siw0: got $r, expected EOPN
 # Fast: no connect timeout (10 s per step) was waited for.
 [ $((t1 - t0)) -lt $((5 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
 	die "the refused map took $((t1 - t0)) s"
-dmesg | grep -q 'siw0: iWARP has no RDMA WRITE with immediate data' ||
+klog | grep -q 'siw0: iWARP has no RDMA WRITE with immediate data' ||
 	die "no dmesg line naming the iWARP device"
 ! ls -d /sys/block/rnbd* >/dev/null 2>&1 || die "a device was left"
 [ ! -e /sys/class/rtrs-client/iw ] || die "session iw was left"

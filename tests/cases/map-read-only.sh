@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # desc: access_mode=ro maps a read-only disk: reads work, writes fail in the
-#       client and the server refuses them too
+#       client (the disk is read-only, and stays so after blockdev
+#       --setrw); the server's own refusal of a write on a read-only open
+#       (EROFS) cannot be reached through the kernel client: hostile-client
+#       sends such writes and judges the answers
 # boot: shared
 # timeout: 200
 rnbd_setup
@@ -15,8 +18,9 @@ if dd if=/dev/zero of=/dev/$dev bs=4k count=1 oflag=direct 2>/dev/null; then
 	die "write to a read-only map succeeded"
 fi
 blockdev --setrw /dev/$dev 2>/dev/null || true
+expect_eq "ro flag after --setrw" "$(cat /sys/block/$dev/ro)" 1
 if dd if=/dev/zero of=/dev/$dev bs=4k count=1 oflag=direct 2>/dev/null; then
-	die "write reached a read-only open on the server"
+	die "write to a read-only map succeeded after blockdev --setrw"
 fi
 expect_eq "server data unchanged" "$(sha_dev "$nb" 1048576)" "$(sha256sum </tmp/p | cut -d' ' -f1)"
 unmap_dev "$dev"

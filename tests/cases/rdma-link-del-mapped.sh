@@ -23,7 +23,7 @@ case "$(cat /sys/class/rtrs-client/linkdel/paths/*/state)" in
 reconnecting|connecting) ;;
 *) die "path state after link del: $(cat /sys/class/rtrs-client/linkdel/paths/*/state)" ;;
 esac
-dmesg | grep -q 'linkdel: no connection for 5 s' || die "no loss timeout line in dmesg"
+klog | grep -q 'linkdel: no connection for 5 s' || die "no loss timeout line in dmesg"
 if dd if=/dev/$dev of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null; then
 	die "read succeeded without RDMA device"
 fi

@@ -33,8 +33,8 @@ t1=$(date +%s)
 log "outage to reconnect: $((t1 - t0)) s"
 fio_wait_ok $fpid
 expect_eq "device state after" "$(cat /sys/block/$dev/rnbd/state)" open
-dmesg | grep -q 'srvback: reconnected after' || die "no reconnect line in dmesg"
-dmesg | grep -q "$dev: .* open again" || die "no re-open line in dmesg"
+klog | grep -q 'srvback: reconnected after' || die "no reconnect line in dmesg"
+klog | grep -q "$dev: .* open again" || die "no re-open line in dmesg"
 # IO after the reconnect, and a second device on the reconnected session.
 nb2=$(nullb_create nullb2 16)
 dev2=$(map_dev srvback "$nb2")

@@ -24,7 +24,7 @@ unmap_all() {
 # -- a read-only device: rw refused, ro served; writes after a later setro fail
 blockdev --setro "$nb"
 expect_eq "rw map of a read-only device" "$(map ro1 "$nb")" EROFS
-dmesg | grep -q "nullb1 is read-only: read-write open refused" ||
+klog | grep -q "nullb1 is read-only: read-write open refused" ||
 	die "no log line for the read-only device"
 expect_eq "ro map of a read-only device" "$(map ro2 "$nb" access_mode=ro)" OK
 unmap_all
@@ -50,7 +50,7 @@ mkdir -p /mnt/ss
 mount "$nb" /mnt/ss || die "mount"
 expect_eq "ro map of a mounted device" "$(map m1 "$nb" access_mode=ro)" EBUSY
 expect_eq "rw map of a mounted device" "$(map m2 "$nb")" EBUSY
-dmesg | grep -q "nullb1 is in use .*refused" || die "no log line for the busy device"
+klog | grep -q "nullb1 is in use .*refused" || die "no log line for the busy device"
 echo 1 >"$P/allow_busy_devices"
 expect_eq "ro map of a mounted device, allowed" "$(map m3 "$nb" access_mode=ro)" OK
 expect_eq "rw map of a mounted device, allowed" "$(map m4 "$nb")" EBUSY
@@ -99,7 +99,7 @@ seen=$(classes)
 log "server bios by prio, allow_rt_prio=0: $seen"
 echo "$seen" | grep -q 'prio=0x4003' || die "no best-effort level-3 bio: $seen"
 echo "$seen" | grep -q 'prio=0x2' && die "a real-time bio reached the disk: $seen"
-dmesg | grep -q "real-time IO priority served as best-effort" || die "no log line for the RT cap"
+klog | grep -q "real-time IO priority served as best-effort" || die "no log line for the RT cap"
 echo 1 >"$P/allow_rt_prio"
 seen=$(classes)
 echo 0 >"$P/allow_rt_prio"

@@ -48,7 +48,11 @@ kmsg "server paused now"
 touch /sync/p1-io
 t0=$(date +%s)
 wait_path_state out '!connected' 60
-log "paused server noticed after $(($(date +%s) - t0)) s"
+n=$(($(date +%s) - t0))
+log "paused server noticed after $n s"
+# heartbeat_timeout_sec is 10 (not scaled): a notice after the 20 s pause
+# has ended noticed nothing
+[ $n -le 18 ] || die "the paused server was noticed after $n s (heartbeat timeout 10 s, pause 20 s)"
 wait_sync /sync/p1-resumed 120
 wait_path_state out connected 120
 log "pause to reconnect: $(($(date +%s) - t0)) s (paused 20 s)"

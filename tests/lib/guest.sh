@@ -30,8 +30,18 @@ kmsg() {
 
 # The kernel log of this case only (from the runner's begin line on): an
 # earlier case of a shared boot may have made the same messages on purpose.
+# If the begin line has left the kernel's ring buffer, every "no such line"
+# check on klog's output would pass: the case is failed instead (klog runs
+# in a pipeline's subshell, so it ends the case's shell, $$, itself).
 klog() {
-	dmesg | sed -n "/rnbd-check: begin ${RNBD_CASE:?}\$/,\$p"
+	dmesg | awk -v m="rnbd-check: begin ${RNBD_CASE:?}" '
+		!on && length($0) >= length(m) &&
+		    substr($0, length($0) - length(m) + 1) == m { on = 1 }
+		on { print }
+		END { exit !on }' && return 0
+	echo "FAIL: klog: 'rnbd-check: begin $RNBD_CASE' is no longer in the kernel log" >&2
+	kill -TERM $$
+	exit 1
 }
 
 # setup_rxe [NETDEV ADDR/PREFIX [RXEDEV]]: an rxe device (RXE_DEV, rxe0,

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: the documented limits and knobs do what the ABI says: the server's
+#       global max_sessions refuses one session more with EUSERS and a log
+#       line, max_chunk_mem_mb refuses a session whose chunks would pass it
+#       with ENOSPC and a log line; a non-default max_io_size (64 KiB)
+#       reaches the client's queue limits and larger IO is split and
+#       verified; a session whose server is gone tries again every
+#       reconnect_delay_sec (never sooner) and gives up after
+#       max_reconnect_attempts failures (path "closed", IO fails with EIO)
+# boot: shared
+# timeout: 400
+S=${RNBD_TIMEOUT_SCALE:-1}
+TRS_SERVER_PARAMS="max_io_size=65536"
+rnbd_setup
+P=/sys/module/rnbd_trs_server/parameters
+nb1=$(nullb_create nullb1 16)
+nb2=$(nullb_create nullb2 16)
+nb3=$(nullb_create nullb3 16)
+
+# -- max_io_size=65536: a chunk is 64 KiB, and so is the client's largest IO
+expect_eq "server max_io_size" "$(cat $P/max_io_size)" 65536
+d1=$(map_dev lim1 "$nb1")
+expect_eq "max_hw_sectors_kb of a 64 KiB-chunk session" \
+	"$(cat /sys/block/$d1/queue/max_hw_sectors_kb)" 64
+fio --name=big --filename="/dev/$d1" --ioengine=libaio --direct=1 \
+	--rw=randwrite --bs=256k --iodepth=4 --size=8M \
+	--randseed="$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')" \
+	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+	>/tmp/fio.out 2>&1 || { cat /tmp/fio.out; die "fio verify of 256 KiB IO over 64 KiB chunks"; }
+
+# -- the global session cap: two sessions held, a third refused
+old_max=$(cat $P/max_sessions)
+echo 2 >$P/max_sessions
+d2=$(map_dev lim2 "$nb2")
+r=$(sysfs_write "$MAP_CTL" "sessname=lim3 path=ip:$RXE_ADDR device_path=$nb3")
+echo "$old_max" >$P/max_sessions
+expect_eq "a session over max_sessions=2" "$r" EUSERS
+klog | grep -q "refused: the server holds max_sessions (2) sessions" ||
+	die "no server log line for max_sessions: $(klog | grep rnbd_trs_server | tail -3)"
+[ ! -e /sys/class/rtrs-client/lim3 ] || die "the refused session left a directory"
+unmap_dev "$d2"
+
+# -- the chunk memory cap: a session pins queue_depth x max_io_size; with
+# room for one session only, the second is refused
+qd=$(cat $P/sess_queue_depth)
+per=$((qd * 65536))
+old_mem=$(cat $P/max_chunk_mem_mb)
+echo $(((per + per / 2) >> 20)) >$P/max_chunk_mem_mb
+r=$(sysfs_write "$MAP_CTL" "sessname=lim3 path=ip:$RXE_ADDR device_path=$nb3")
+echo "$old_mem" >$P/max_chunk_mem_mb
+expect_eq "a session over max_chunk_mem_mb=$(((per + per / 2) >> 20)) ($qd chunks of 64 KiB each)" "$r" ENOSPC
+klog | grep -q "chunks would pass max_chunk_mem_mb" ||
+	die "no server log line for max_chunk_mem_mb: $(klog | grep rnbd_trs_server | tail -3)"
+r=$(sysfs_write "$MAP_CTL" "sessname=lim3 path=ip:$RXE_ADDR device_path=$nb3")
+expect_eq "the same session once the cap is lifted" "$r" OK
+
+# -- reconnect_delay_sec and max_reconnect_attempts: the server goes away
+# for good; the session tries twice, 2 s (plus up to 1 s of jitter) apart,
+# then gives up
+sdir=/sys/class/rtrs-client/lim1
+echo 2 >$sdir/reconnect_delay_sec
+echo 2 >$sdir/max_reconnect_attempts
+kmsg "session-limits: rmmod rnbd_server"
+t0=$EPOCHREALTIME
+timeout 60 rmmod rnbd_server || die "rmmod rnbd_server"
+wait_path_state lim1 closed $((30 * S))
+t1=$EPOCHREALTIME
+ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')
+log "loss to closed after 2 attempts 2 s apart: $ms ms"
+# the first attempt waits one delay after the loss, the second one more
+[ "$ms" -ge 4000 ] || die "gave up after $ms ms: reconnect_delay_sec 2 not honoured"
+[ "$ms" -le $(((3 * 3000 + 5000) * S)) ] || die "gave up only after $ms ms"
+if timeout $((30 * S)) dd if="/dev/$d1" of=/dev/null bs=4k count=1 iflag=direct 2>/tmp/dd.err; then
+	die "a read of a closed session's device succeeded"
+fi
+grep -q 'Input/output error' /tmp/dd.err || die "read of a closed session: $(cat /tmp/dd.err)"
+# it stays closed when the server is back: it gave up
+ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
+sleep $((4 * S))
+expect_eq "path state once the server is back" "$(path_state lim1)" closed
+unmap_dev "$d1" force
