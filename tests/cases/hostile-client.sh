@@ -51,6 +51,10 @@ bystander() {
 	done
 }
 rm -f /tmp/bys.stop /tmp/bys.fail /tmp/bys.jobs
+# the bystander's 8 MiB written once before the memory baseline: null_blk
+# allocates its pages on the first write
+head -c 8388608 /dev/urandom | dd of="/dev/$bys" bs=1M oflag=direct 2>/dev/null ||
+	die "bystander: first write"
 
 sync
 echo 3 >/proc/sys/vm/drop_caches

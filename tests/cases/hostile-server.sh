@@ -3,7 +3,8 @@
 #       in every way a server can: short and empty reads, replies for idle
 #       slots, twice, on the wrong connection, of unknown types, batches not
 #       granted, kernel-internal errnos, accept data and chunk tables that lie,
-#       heartbeats that stop, OPEN answers that lie or never come, a re-OPEN
+#       heartbeats that stop (noticed after a heartbeat_timeout_sec of 4
+#       s), OPEN answers that lie or never come, a re-OPEN
 #       refused: each map fails with the right errno, or each IO with EIO,
 #       or the session reconnects and the IO completes with the right data;
 #       nothing hangs, unmap and unload work
@@ -153,10 +154,20 @@ grep -q "carries a new request: sent the reply of its previous request.*-> sessi
 	"$out/hostile-srv-$m.log" ||
 	die "$m: the late reply was not refused: $(grep -m1 'carries a new request' "$out/hostile-srv-$m.log")"
 
-# -- the server stops its heartbeats: the client notices and reconnects
+# -- the server stops its heartbeats: the client notices and reconnects,
+# after its heartbeat_timeout_sec (4 s here, not the default 10)
+HB=/sys/module/rnbd_trs_client/parameters/heartbeat_timeout_sec
+old_hb=$(cat $HB)
+echo 4 >$HB
 start hb-silent --honest-after 1
+t0=$EPOCHREALTIME
 expect_eq "hb-silent: map" "$(map hs-hb)" OK
-wait_log "no heartbeat from the server" 30
+wait_log "hs-hb: no heartbeat from the server for 4 s" 30
+ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+echo "$old_hb" >$HB
+log "hb-silent: noticed $ms ms after the map began (heartbeat_timeout_sec 4)"
+[ "$ms" -ge 4000 ] || die "hb-silent: noticed after $ms ms, before the 4 s timeout"
+[ "$ms" -le $((12000 * S)) ] || die "hb-silent: noticed only after $ms ms with a 4 s timeout"
 rw_check "$(dev_of hs-hb)"
 stop
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # desc: what the server will not export or do for a client: a read-write
 #       open of a read-only device (EROFS), a device in use by the server
-#       itself (mounted: EBUSY, unless allow_busy_devices, and then
-#       read-only only), a /proc magic link out of dev_search_path (ELOOP);
+#       itself (mounted, swap, a dm member: EBUSY, unless
+#       allow_busy_devices, and then read-only only), a /proc magic link out of dev_search_path (ELOOP);
 #       real-time IO priority from the wire is served as best-effort unless
 #       allow_rt_prio
 # boot: shared
@@ -60,6 +60,23 @@ umount /mnt/ss
 # an rnbd session's rw open does not make the device busy for ro maps
 dev=$(map_dev own "$nb")
 expect_eq "ro map beside an rnbd rw map" "$(map own2 "$nb" access_mode=ro)" OK
+unmap_all
+
+# -- a swap device and a device-mapper member are in use as well; free
+# again once swapoff and dmsetup remove let them go
+nb3=$(nullb_create nullb3 32)
+mkswap "$nb3" >/dev/null 2>&1 || die "mkswap"
+swapon "$nb3" || die "swapon"
+expect_eq "rw map of a swap device" "$(map sw1 "$nb3")" EBUSY
+expect_eq "ro map of a swap device" "$(map sw2 "$nb3" access_mode=ro)" EBUSY
+swapoff "$nb3" || die "swapoff"
+modprobe dm-mod || die "modprobe dm-mod"
+echo "0 $(blockdev --getsz "$nb3") linear $nb3 0" | dmsetup create rnbd-ss-lin ||
+	die "dmsetup create"
+expect_eq "rw map of a dm member" "$(map dm1 "$nb3")" EBUSY
+expect_eq "ro map of a dm member" "$(map dm2 "$nb3" access_mode=ro)" EBUSY
+dmsetup remove rnbd-ss-lin || die "dmsetup remove"
+expect_eq "rw map once neither holds it" "$(map free1 "$nb3")" OK
 unmap_all
 
 # -- magic links lead out of the lookup's root: refused
