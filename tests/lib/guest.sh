@@ -33,15 +33,20 @@ kmsg() {
 # If the begin line has left the kernel's ring buffer, every "no such line"
 # check on klog's output would pass: the case is failed instead (klog runs
 # in a pipeline's subshell, so it ends the case's shell, $$, itself).
+# (The log is taken whole first: a reader that stops early, grep -q, must
+# not make the search for the begin line fail with SIGPIPE.)
 klog() {
-	dmesg | awk -v m="rnbd-check: begin ${RNBD_CASE:?}" '
+	local out
+	if ! out=$(dmesg | awk -v m="rnbd-check: begin ${RNBD_CASE:?}" '
 		!on && length($0) >= length(m) &&
 		    substr($0, length($0) - length(m) + 1) == m { on = 1 }
 		on { print }
-		END { exit !on }' && return 0
-	echo "FAIL: klog: 'rnbd-check: begin $RNBD_CASE' is no longer in the kernel log" >&2
-	kill -TERM $$
-	exit 1
+		END { exit !on }'); then
+		echo "FAIL: klog: 'rnbd-check: begin $RNBD_CASE' is no longer in the kernel log" >&2
+		kill -TERM $$
+		exit 1
+	fi
+	printf '%s\n' "$out"
 }
 
 # setup_rxe [NETDEV ADDR/PREFIX [RXEDEV]]: an rxe device (RXE_DEV, rxe0,
