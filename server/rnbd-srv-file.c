@@ -47,6 +47,7 @@
 #include <linux/falloc.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/mempool.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
@@ -108,6 +109,45 @@ static mempool_t *rnbd_srv_file_io_pool;
  */
 static struct workqueue_struct *rnbd_srv_file_wq;
 
+/* Pseudo file systems whose magic <uapi/linux/magic.h> does not have */
+#define RNBD_CONFIGFS_MAGIC	0x62656570
+#define RNBD_FUSECTL_MAGIC	0x65735543
+#define RNBD_MQUEUE_MAGIC	0x19800202
+
+/**
+ * rnbd_srv_file_pseudo() - is @sb a pseudo file system
+ * @sb: the super block of a regular file an OPEN names
+ *
+ * Its regular files are the kernel's state, not disk images: kernel memory
+ * (/proc/kcore), a device's registers (PCI config space in sysfs and
+ * procfs), knobs with side effects, and files with no read_iter.  proc and
+ * the kernfs ones (sysfs, cgroup) mark themselves SB_I_NOEXEC; the others
+ * are known by their magic.  Memory and network file systems (tmpfs, NFS,
+ * FUSE, overlayfs) hold files, and are not refused.
+ *
+ * Return: true to refuse the file.
+ */
+bool rnbd_srv_file_pseudo(const struct super_block *sb)
+{
+	static const unsigned long magics[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC,
+		CGROUP2_SUPER_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		SECURITYFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC, PSTOREFS_MAGIC,
+		EFIVARFS_MAGIC, BPF_FS_MAGIC, BINFMTFS_MAGIC, DEVPTS_SUPER_MAGIC,
+		RDTGROUP_SUPER_MAGIC, NSFS_MAGIC, HUGETLBFS_MAGIC,
+		RNBD_CONFIGFS_MAGIC, RNBD_FUSECTL_MAGIC, RNBD_MQUEUE_MAGIC,
+	};
+	unsigned int i;
+
+	if (sb->s_iflags & SB_I_NOEXEC)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(magics); i++) {
+		if (sb->s_magic == magics[i])
+			return true;
+	}
+	return false;
+}
+
 /**
  * rnbd_srv_file_open() - open the regular file of a session's OPEN
  * @dev: the session device, its access mode and export set
@@ -118,9 +158,14 @@ static struct workqueue_struct *rnbd_srv_file_wq;
  * immutable file) and append-only files, refused for writing.
  *
  * Context: process context, sleeps.
+ * A file whose file system cannot read it (or write it, for a writer)
+ * from a kiocb is refused: its IO would call a NULL read_iter or
+ * write_iter.
+ *
  * Return: 0, @dev->file, @dev->lbs and @dev->nsectors set, or -EROFS (a
  * read-only mount), -EPERM (immutable or append-only), -ETXTBSY (a file
- * being executed) or another errno of the open.
+ * being executed), -ENOTBLK (no read_iter or write_iter, a log line) or
+ * another errno of the open.
  */
 int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path)
 {
@@ -142,6 +187,16 @@ int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path)
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	dev->file = file;
+	if (!file->f_op->read_iter || (write && !file->f_op->write_iter)) {
+		pr_info_ratelimited("session %s: %s: its file system (%s) has no %s for it: refused\n",
+				    trs_srv_sess_name(dev->sess->trs), dev->path,
+				    inode->i_sb->s_type->name,
+				    file->f_op->read_iter ? "write_iter" :
+				    "read_iter");
+		rnbd_srv_file_close(dev);
+		dev->file = NULL;
+		return -ENOTBLK;
+	}
 	dev->lbs = SECTOR_SIZE;
 	fs_bdev = inode->i_sb->s_bdev;
 	if (rnbd_srv_file_direct(file) && fs_bdev)

@@ -174,6 +174,7 @@ static inline bool rnbd_srv_file_direct(const struct file *file)
 	return file->f_mode & FMODE_CAN_ODIRECT;
 }
 
+bool rnbd_srv_file_pseudo(const struct super_block *sb);
 int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path);
 int rnbd_srv_file_check(struct rnbd_srv_sess *sess,
 			const struct rnbd_srv_dev *dev);

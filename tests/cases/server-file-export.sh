@@ -11,7 +11,9 @@
 #       symlinks and .. out of dev_search_path, a second rw map of a file by
 #       its name or a hard link (EBUSY), a file another process writes
 #       (EBUSY, ro with allow_busy_devices), rw on a read-only mount
-#       (EROFS), any file while file_exports=0 (EOPNOTSUPP, a log line);
+#       (EROFS), any file while file_exports=0 (EOPNOTSUPP, a log line),
+#       a file of a pseudo file system (/proc/kcore, PCI config space in
+#       procfs and sysfs: ENOTBLK, a log line, no oops);
 #       a read and a write each have a submit and a complete
 #       tracepoint event on the server
 # boot: shared
@@ -27,7 +29,7 @@ cleanup_fexp() {	# a shared boot: leave no mount or loop device behind
 	for d in /sys/block/rnbd*; do
 		[ ! -e "$d/rnbd/unmap_device" ] || echo force >"$d/rnbd/unmap_device" || true
 	done
-	for m in /mnt/fexp "$E/ro" "$E/tmpfs" "$E/ext4"; do
+	for m in /mnt/fexp "$E/ro" "$E/tmpfs" "$E/ext4" "$E/proc" "$E/sys"; do
 		! mountpoint -q "$m" || umount -l "$m" || true
 	done
 	losetup -D || true
@@ -217,6 +219,27 @@ for t in dir:directory fifo:fifo null:"character device" sock:socket; do
 	dmesg | grep -q "/${t%%:*} is a ${t#*:}, not a block device or regular file: refused" ||
 		die "no log line for the ${t#*:}"
 done
+# pseudo file systems: regular files, but no disk images (kcore is the
+# kernel's memory, a proc file may have no read_iter, sysfs's config reads
+# and writes a device's registers)
+mkdir "$E/proc" "$E/sys"
+mount -t proc fexpproc "$E/proc" || die "mount proc"
+mount -t sysfs fexpsys "$E/sys" || die "mount sysfs"
+pcidev=$(ls /sys/bus/pci/devices | head -n 1)
+bus=${pcidev#*:}
+pciproc=/proc/bus/pci/${bus%%:*}/${bus#*:}
+pcisys=/sys/bus/pci/devices/$pcidev/config
+[ -f "$E$pciproc" ] && [ -f "$E$pcisys" ] || die "no PCI config files: $pciproc $pcisys"
+expect_eq "pseudo file systems' files, ro" \
+	"$(map_errs pseudo "$pcisys access_mode=ro" "$pciproc access_mode=ro" \
+		"/proc/kcore access_mode=ro")" "ENOTBLK ENOTBLK ENOTBLK"
+expect_eq "PCI config space in sysfs, rw" "$(map_errs pseudo "$pcisys")" ENOTBLK
+for f in "$pcisys:sysfs" "$pciproc:proc" "/proc/kcore:proc"; do
+	klog | grep -q "session [^ ]*: ${f%:*} is on ${f##*:}, a pseudo file system, not a disk image: refused" ||
+		die "no log line for ${f%:*}"
+done
+[ ! -e /sys/class/rtrs-client/pseudo ] || die "a refused map left its session"
+umount "$E/proc" "$E/sys"
 # file exports off (the default): a file is refused, a device is not
 FXP=/sys/module/rnbd_server/parameters/file_exports
 echo 0 >"$FXP"
