@@ -390,7 +390,7 @@ static void rnbd_srv_dev_publish(struct rnbd_srv_dev *dev)
 	if (!exp->sysfs_tried) {
 		exp->sysfs_tried = true;
 		if (dev->file)
-			exp->direct = rnbd_srv_file_direct(dev->file);
+			exp->direct = dev->direct;
 		rnbd_srv_sysfs_export_add(exp, dev);
 	}
 	rnbd_srv_sysfs_dev_add(dev);
