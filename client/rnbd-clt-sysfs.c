@@ -90,7 +90,9 @@ static int rnbd_clt_check_dev_path(const char *s)
 
 /*
  * A path= value: "[SRC@]DST" or "[SRC,]DST" (upstream's forms), each an
- * "ip:" address; added to @opts unless it is there already.
+ * "ip:" address; added to @opts.  One given twice (the same source, or
+ * none, and destination) is refused: a typo in a multipath map would
+ * else make a session of fewer paths than asked for.
  */
 static int rnbd_clt_parse_path(char *val, struct rnbd_clt_map_opts *opts)
 {
@@ -113,9 +115,13 @@ static int rnbd_clt_parse_path(char *val, struct rnbd_clt_map_opts *opts)
 		       val, dst ? "@" : "", dst ?: "");
 		return -EINVAL;
 	}
-	for (i = 0; i < opts->nr_paths; i++)
-		if (!memcmp(&opts->paths[i], &addr, sizeof(addr)))
-			return 0;
+	for (i = 0; i < opts->nr_paths; i++) {
+		if (!memcmp(&opts->paths[i], &addr, sizeof(addr))) {
+			pr_err("map_device: path '%.64s%s%.64s' given twice\n",
+			       val, dst ? "@" : "", dst ?: "");
+			return -EINVAL;
+		}
+	}
 	if (opts->nr_paths == RNBD_CLT_MAX_PATHS) {
 		pr_err("map_device: more than %d paths\n", RNBD_CLT_MAX_PATHS);
 		return -EINVAL;
@@ -179,7 +185,7 @@ static void rnbd_clt_set_port(struct sockaddr_storage *addr, u16 port)
  * @opts: receives the options
  *
  * Space separated key=value tokens in any order, each key at most once
- * but path=, which may name up to RNBD_CLT_MAX_PATHS paths; sessname and
+ * but path=, which may name up to RNBD_CLT_MAX_PATHS different paths; sessname and
  * device_path are required.  Every rejection logs one line.
  *
  * Return: 0, -EINVAL or -ENOMEM.

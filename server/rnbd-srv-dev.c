@@ -20,7 +20,9 @@
  * with the same confinement and the same rules among sessions: its export
  * is keyed on its inode (rnbd_srv_file_exports), so one writer at a time
  * whatever the path or hard link that names it.  Anything else (a directory, fifo,
- * socket, character device) is refused with -ENOTBLK and a log line.
+ * socket, character device), and a regular file of a pseudo file system
+ * (proc, sysfs, debugfs...: kernel memory, device registers, files with no
+ * read_iter), is refused with -ENOTBLK and a log line.
  *
  * A read-write open of a read-only device (blockdev --setro) fails with
  * -EROFS: the block layer would only warn about the writes.  A device that
@@ -147,8 +149,10 @@ static const char *rnbd_srv_file_type(umode_t mode)
 /*
  * What @path names: a block device (its number in *@devt, @path put) or a
  * regular file (*@devt 0, @path kept for the caller) if file_exports is
- * on (else -EOPNOTSUPP and a log line); anything else is refused with
- * -ENOTBLK and a log line, a device node on a nodev mount with -EACCES.
+ * on (else -EOPNOTSUPP and a log line); anything else, and a file of a
+ * pseudo file system (/proc/kcore, a device's registers in sysfs), is
+ * refused with -ENOTBLK and a log line, a device node on a nodev mount
+ * with -EACCES.
  */
 static int rnbd_srv_path_kind(struct rnbd_srv_sess *sess, const char *name,
 			      struct path *path, dev_t *devt)
@@ -157,12 +161,18 @@ static int rnbd_srv_path_kind(struct rnbd_srv_sess *sess, const char *name,
 	int err = 0;
 
 	*devt = 0;
-	if (S_ISREG(inode->i_mode) && READ_ONCE(rnbd_srv_export_files))
-		return 0;
-	if (S_ISREG(inode->i_mode)) {
+	if (S_ISREG(inode->i_mode) && !READ_ONCE(rnbd_srv_export_files)) {
 		pr_info_ratelimited("session %s: %s is a regular file and file exports are off (file_exports=0): refused\n",
 				    trs_srv_sess_name(sess->trs), name);
 		err = -EOPNOTSUPP;
+	} else if (S_ISREG(inode->i_mode) &&
+		   rnbd_srv_file_pseudo(inode->i_sb)) {
+		pr_info_ratelimited("session %s: %s is on %s, a pseudo file system, not a disk image: refused\n",
+				    trs_srv_sess_name(sess->trs), name,
+				    inode->i_sb->s_type->name);
+		err = -ENOTBLK;
+	} else if (S_ISREG(inode->i_mode)) {
+		return 0;
 	} else if (!S_ISBLK(inode->i_mode)) {
 		pr_info_ratelimited("session %s: %s is %s, not a block device or regular file: refused\n",
 				    trs_srv_sess_name(sess->trs), name,
@@ -380,7 +390,7 @@ static void rnbd_srv_dev_publish(struct rnbd_srv_dev *dev)
 	if (!exp->sysfs_tried) {
 		exp->sysfs_tried = true;
 		if (dev->file)
-			exp->direct = rnbd_srv_file_direct(dev->file);
+			exp->direct = dev->direct;
 		rnbd_srv_sysfs_export_add(exp, dev);
 	}
 	rnbd_srv_sysfs_dev_add(dev);
@@ -437,7 +447,9 @@ check:
  * Return: 0, the device registered under the id in @rsp in @sess, or
  * -EPROTO for a malformed path field, -EINVAL for an unknown access mode,
  * a control character, an empty path or a ".." component, -ENOENT,
- * -ENOTBLK (neither a block device nor a regular file), -EOPNOTSUPP (a
+ * -ENOTBLK (neither a block device nor a regular file, or a file of a
+ * pseudo file system or one that cannot be read and written from the
+ * kernel), -EOPNOTSUPP (a
  * regular file while file_exports is off), -EACCES (nodev
  * mount), -ELOOP (symlink loop or magic link), -EEXIST if @sess has the
  * device or file open already, -EROFS for a read-write or migration open

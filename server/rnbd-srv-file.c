@@ -18,7 +18,8 @@
  *
  * IO.  Each READ and WRITE is one kiocb on the transport chunk (a bvec
  * iterator, no copy), with IOCB_DIRECT when the file system supports
- * O_DIRECT and buffered otherwise (tmpfs); its ki_complete answers the
+ * O_DIRECT for the file (a direct read at OPEN tells) and buffered
+ * otherwise (tmpfs, overlayfs over tmpfs); its ki_complete answers the
  * request.  Requests arrive in the connection's completion work (process
  * context, which serves every device of the session and its heartbeats),
  * so a file whose file system takes IOCB_NOWAIT (FMODE_NOWAIT: ext4, xfs)
@@ -47,6 +48,7 @@
 #include <linux/falloc.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/mempool.h>
 #include <linux/mount.h>
 #include <linux/namei.h>
@@ -108,6 +110,67 @@ static mempool_t *rnbd_srv_file_io_pool;
  */
 static struct workqueue_struct *rnbd_srv_file_wq;
 
+/* Pseudo file systems whose magic <uapi/linux/magic.h> does not have */
+#define RNBD_CONFIGFS_MAGIC	0x62656570
+#define RNBD_FUSECTL_MAGIC	0x65735543
+#define RNBD_MQUEUE_MAGIC	0x19800202
+
+/**
+ * rnbd_srv_file_pseudo() - is @sb a pseudo file system
+ * @sb: the super block of a regular file an OPEN names
+ *
+ * Its regular files are the kernel's state, not disk images: kernel memory
+ * (/proc/kcore), a device's registers (PCI config space in sysfs and
+ * procfs), knobs with side effects, and files with no read_iter.  proc and
+ * the kernfs ones (sysfs, cgroup) mark themselves SB_I_NOEXEC; the others
+ * are known by their magic.  Memory and network file systems (tmpfs, NFS,
+ * FUSE, overlayfs) hold files, and are not refused.
+ *
+ * Return: true to refuse the file.
+ */
+bool rnbd_srv_file_pseudo(const struct super_block *sb)
+{
+	static const unsigned long magics[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC,
+		CGROUP2_SUPER_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		SECURITYFS_MAGIC, SELINUX_MAGIC, SMACK_MAGIC, PSTOREFS_MAGIC,
+		EFIVARFS_MAGIC, BPF_FS_MAGIC, BINFMTFS_MAGIC, DEVPTS_SUPER_MAGIC,
+		RDTGROUP_SUPER_MAGIC, NSFS_MAGIC, HUGETLBFS_MAGIC,
+		RNBD_CONFIGFS_MAGIC, RNBD_FUSECTL_MAGIC, RNBD_MQUEUE_MAGIC,
+	};
+	unsigned int i;
+
+	if (sb->s_iflags & SB_I_NOEXEC)
+		return true;
+	for (i = 0; i < ARRAY_SIZE(magics); i++) {
+		if (sb->s_magic == magics[i])
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Read the first logical block of @dev's file into @page as its requests
+ * would be (IOCB_DIRECT if @dev->direct), synchronously.  Return: bytes
+ * read (0 for an empty file), or the errno of the read.
+ */
+static ssize_t rnbd_srv_file_probe(struct rnbd_srv_dev *dev,
+				   struct page *page)
+{
+	struct bio_vec bvec = {
+		.bv_page = page,
+		.bv_len = dev->lbs,
+	};
+	struct iov_iter iter;
+	struct kiocb kiocb;
+
+	iov_iter_bvec(&iter, ITER_DEST, &bvec, 1, dev->lbs);
+	init_sync_kiocb(&kiocb, dev->file);
+	if (dev->direct)
+		kiocb.ki_flags |= IOCB_DIRECT;
+	return call_read_iter(dev->file, &kiocb, &iter);
+}
+
 /**
  * rnbd_srv_file_open() - open the regular file of a session's OPEN
  * @dev: the session device, its access mode and export set
@@ -118,16 +181,31 @@ static struct workqueue_struct *rnbd_srv_file_wq;
  * immutable file) and append-only files, refused for writing.
  *
  * Context: process context, sleeps.
- * Return: 0, @dev->file, @dev->lbs and @dev->nsectors set, or -EROFS (a
- * read-only mount), -EPERM (immutable or append-only), -ETXTBSY (a file
- * being executed) or another errno of the open.
+ * A file whose file system cannot read it (or write it, for a writer)
+ * from a kiocb is refused: its IO would call a NULL read_iter or
+ * write_iter.
+ *
+ * Direct IO: a file system that has O_DIRECT may still refuse it for a
+ * file (overlayfs, whose own file says it has O_DIRECT, over a tmpfs
+ * upper layer fails every direct read and write with -EINVAL), so the
+ * first block is read directly, and a file on which that fails is served
+ * buffered, with a log line.  A file that cannot even be read buffered is
+ * refused: every IO of its device would fail.
+ *
+ * Return: 0, @dev->file, @dev->lbs, @dev->direct and @dev->nsectors set,
+ * or -EROFS (a read-only mount), -EPERM (immutable or append-only),
+ * -ETXTBSY (a file being executed), -ENOTBLK (no read_iter or write_iter,
+ * a log line), the errno of a buffered read of the first block (a log
+ * line) or another errno of the open.
  */
 int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path)
 {
 	struct inode *inode = d_inode(path->dentry);
 	bool write = dev->mode & FMODE_WRITE;
 	struct block_device *fs_bdev;
+	struct page *page;
 	struct file *file;
+	ssize_t ret;
 	int err;
 
 	err = inode_permission(mnt_user_ns(path->mnt), inode,
@@ -142,12 +220,54 @@ int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path)
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	dev->file = file;
+	if (!file->f_op->read_iter || (write && !file->f_op->write_iter)) {
+		pr_info_ratelimited("session %s: %s: its file system (%s) has no %s for it: refused\n",
+				    trs_srv_sess_name(dev->sess->trs), dev->path,
+				    inode->i_sb->s_type->name,
+				    file->f_op->read_iter ? "write_iter" :
+				    "read_iter");
+		err = -ENOTBLK;
+		goto close_file;
+	}
+	page = TRS_FI(alloc_page(GFP_KERNEL), NULL);
+	if (!page) {
+		err = -ENOMEM;
+		goto close_file;
+	}
 	dev->lbs = SECTOR_SIZE;
+	dev->direct = file->f_mode & FMODE_CAN_ODIRECT;
 	fs_bdev = inode->i_sb->s_bdev;
-	if (rnbd_srv_file_direct(file) && fs_bdev)
+	if (dev->direct && fs_bdev)
 		dev->lbs = bdev_logical_block_size(fs_bdev);
+	if (dev->direct) {
+		ret = rnbd_srv_file_probe(dev, page);
+		if (ret < 0) {
+			pr_info_ratelimited("session %s: %s: direct IO fails on this file (%zd): buffered IO\n",
+					    trs_srv_sess_name(dev->sess->trs),
+					    dev->path, ret);
+			dev->direct = false;
+			dev->lbs = SECTOR_SIZE;
+		}
+	}
+	if (!dev->direct) {
+		ret = rnbd_srv_file_probe(dev, page);
+		if (ret < 0) {
+			pr_info_ratelimited("session %s: %s: reading the file fails (%zd): refused\n",
+					    trs_srv_sess_name(dev->sess->trs),
+					    dev->path, ret);
+			err = ret;
+		}
+	}
+	__free_page(page);
+	if (err)
+		goto close_file;
 	dev->nsectors = rnbd_srv_file_nr_sectors(dev);
 	return 0;
+
+close_file:
+	rnbd_srv_file_close(dev);
+	dev->file = NULL;
+	return err;
 }
 
 /**
@@ -334,7 +454,7 @@ static void rnbd_srv_file_rw(struct rnbd_srv_file_io *io, bool nowait)
 	iocb->ki_pos = io->pos + io->done;
 	iocb->ki_ioprio = io->prio;
 	iocb->ki_complete = rnbd_srv_file_complete;
-	if (rnbd_srv_file_direct(file))
+	if (io->dev->direct)
 		iocb->ki_flags |= IOCB_DIRECT;
 	if (io->opf & REQ_FUA)
 		iocb->ki_flags |= IOCB_DSYNC;

@@ -106,6 +106,8 @@ struct rnbd_srv_dev_waitq {
  * @file: the regular file (rnbd-srv-file.c); NULL for a block device
  * @lbs: a file's logical block size: 512, or with O_DIRECT the logical
  *	block size of its file system's device
+ * @direct: a file is read and written with IOCB_DIRECT: its file system
+ *	has O_DIRECT and a direct read of it worked at OPEN
  * @mode: FMODE_* the device was opened with
  * @access_mode: RNBD_ACCESS_* of the OPEN
  * @path: the path the OPEN named, as sent
@@ -126,6 +128,7 @@ struct rnbd_srv_dev {
 	struct block_device	*bdev;
 	struct file		*file;
 	u32			lbs;
+	bool			direct;
 	fmode_t			mode;
 	enum rnbd_access_mode	access_mode;
 	char			*path;
@@ -169,11 +172,7 @@ sector_t rnbd_srv_dev_nr_sectors(const struct rnbd_srv_dev *dev);
 /* rnbd-srv-file.c: regular files */
 
 /* @file is read and written with IOCB_DIRECT: its file system can. */
-static inline bool rnbd_srv_file_direct(const struct file *file)
-{
-	return file->f_mode & FMODE_CAN_ODIRECT;
-}
-
+bool rnbd_srv_file_pseudo(const struct super_block *sb);
 int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path);
 int rnbd_srv_file_check(struct rnbd_srv_sess *sess,
 			const struct rnbd_srv_dev *dev);

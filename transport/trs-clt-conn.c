@@ -80,6 +80,13 @@ static int trs_clt_step_wait(struct trs_clt_conn *conn)
 	return err;
 }
 
+/*
+ * A reject: the errno the server's private data gives, as replies' statuses
+ * are taken (trs-clt-io.c), or -ECONNREFUSED.  Never one of the kernel's
+ * internal errnos (512 and up: -ERESTARTSYS...), which would reach the
+ * map writer (or make its write start again), nor the rest up to
+ * MAX_ERRNO.
+ */
 static int trs_clt_rejected(struct trs_clt_conn *conn,
 			    struct rdma_cm_event *ev)
 {
@@ -91,10 +98,15 @@ static int trs_clt_rejected(struct trs_clt_conn *conn,
 	rsp = rdma_consumer_reject_data(conn->cm_id, ev, &len);
 	if (rsp && len >= sizeof(*rsp) && le16_to_cpu(rsp->magic) == TRS_MAGIC)
 		status = le16_to_cpu(rsp->status);
-	if (status && status <= MAX_ERRNO) {
+	if (status && status < 512) {
 		trs_clt_err(path->sess, "connection %u rejected by the server: %pe\n",
 			    conn->idx, ERR_PTR(-status));
 		return -status;
+	}
+	if (status) {
+		trs_clt_err(path->sess, "connection %u rejected by the server with status %u, not an errno a server can mean: ECONNREFUSED\n",
+			    conn->idx, status);
+		return -ECONNREFUSED;
 	}
 	trs_clt_err(path->sess, "connection %u rejected: %s\n", conn->idx,
 		    rdma_reject_msg(conn->cm_id, ev->status));

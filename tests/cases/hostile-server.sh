@@ -2,9 +2,10 @@
 # desc: a hostile server (tests/hostile/rnbd-hostile-srv) lies to the client
 #       in every way a server can: short and empty reads, replies for idle
 #       slots, twice, on the wrong connection, of unknown types, batches not
-#       granted, kernel-internal errnos, accept data and chunk tables that lie,
-#       heartbeats that stop (noticed after a heartbeat_timeout_sec of 4
-#       s), OPEN answers that lie or never come, a re-OPEN
+#       granted, kernel-internal errnos (in replies and in rejects), accept
+#       data and chunk tables that lie, heartbeats that stop (noticed after
+#       a heartbeat_timeout_sec of 4 s), OPEN answers that lie or never
+#       come, a re-OPEN
 #       refused: each map fails with the right errno, or each IO with EIO,
 #       or the session reconnects and the IO completes with the right data;
 #       nothing hangs, unmap and unload work
@@ -18,6 +19,9 @@ PORT=1240
 # the tool's reports: with the case's results
 out=${CASE_RESULTS:-/job/results}
 pid=
+# a failed check leaves no tool holding the rxe device (its removal after
+# the case would wait for it for ever)
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null' EXIT
 
 # start MODE [tool options]: the hostile server for one mode
 start() {
@@ -193,6 +197,20 @@ done
 start table-never
 expect_eq "table-never: map" "$(map hs-tn)" ETIMEDOUT
 stop
+
+# -- conn 0 rejected with a kernel-internal errno (or 4095): never passed
+# on to the map writer, unlike an errno a server can mean
+for e in 512 4095 13; do
+	want=ECONNREFUSED
+	[ $e -ge 512 ] || want=EACCES
+	start reject-errno --errno $e
+	expect_eq "reject-errno $e: map" "$(map hs-rj$e)" $want
+	stop
+done
+for e in 512 4095; do
+	klog | grep -q "connection 0 rejected by the server with status $e, not an errno a server can mean: ECONNREFUSED" ||
+		die "reject-errno $e: no client line"
+done
 
 # -- OPEN answered with kernel-internal or reserved errnos: never passed on
 for e in 512 513 4095 103; do

@@ -2,7 +2,8 @@
 # desc: malformed or hostile map_device strings (empty, missing fields,
 #       unknown and duplicate keys, bad addresses, over-long and 4 KiB+
 #       strings, NUL and control bytes, .. escapes, missing devices, a
-#       duplicate map, absent servers, a second path to nowhere) each fail with their specific errno
+#       duplicate map, a path given twice, absent servers, a second path
+#       to nowhere) each fail with their specific errno
 #       and leave sysfs and the session list as they were
 # boot: shared
 # timeout: 600
@@ -66,6 +67,15 @@ try EINVAL "sessname=bad path=@ip:$A device_path=$nb"
 try EINVAL "sessname=bad path=ip:fe80::1@ip:$A device_path=$nb"
 try EINVAL "sessname=bad path=ip:$A@ip:$A@ip:$A device_path=$nb"
 try EINVAL "sessname=bad $(for i in 1 2 3 4 5 6 7 8 9; do printf 'path=ip:10.9.1.%s ' $i; done)device_path=$nb"
+# a path given twice, or seven times, or with its source both times: EINVAL
+# and a line that names it, not a session of one path
+try EINVAL "sessname=bad path=ip:$A path=ip:$A device_path=$nb"
+try EINVAL "sessname=bad $(for i in 1 2 3 4 5 6 7; do printf 'path=ip:%s ' "$A"; done)device_path=$nb"
+try EINVAL "sessname=bad path=ip:$A@ip:10.9.0.5 path=ip:10.9.0.5 path=ip:$A,ip:10.9.0.5 device_path=$nb"
+expect_eq "log lines for ip:$A given twice" \
+	"$(klog | grep -c "map_device: path 'ip:$A' given twice")" 2
+expect_eq "log lines for ip:$A@ip:10.9.0.5 given twice" \
+	"$(klog | grep -c "map_device: path 'ip:$A@ip:10.9.0.5' given twice")" 1
 # a second path nobody answers on: the new session is not made
 try ETIMEDOUT "sessname=bad path=ip:$A path=ip:10.9.0.3 device_path=$nb" EHOSTUNREACH
 try EINVAL "sessname=bad path=ip:$A device_path=$nb access_mode=wo"
@@ -104,6 +114,6 @@ try EHOSTUNREACH "sessname=bad path=ip:192.0.2.1 device_path=$nb" ETIMEDOUT ENET
 # The existing mapping still works.
 dd if=/dev/$ok_dev of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null || die "IO on the kept map"
 grep -q 'rnbd_client' /proc/modules
-dmesg | grep -ci 'rnbd' >/dev/null || die "no rnbd lines in dmesg"
+klog | grep -q 'rnbd' || die "no rnbd lines in this case's dmesg"
 unmap_dev "$ok_dev"
 rmdir "$notblk"

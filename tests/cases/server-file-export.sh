@@ -11,9 +11,13 @@
 #       symlinks and .. out of dev_search_path, a second rw map of a file by
 #       its name or a hard link (EBUSY), a file another process writes
 #       (EBUSY, ro with allow_busy_devices), rw on a read-only mount
-#       (EROFS), any file while file_exports=0 (EOPNOTSUPP, a log line);
+#       (EROFS), any file while file_exports=0 (EOPNOTSUPP, a log line),
+#       a file of a pseudo file system (/proc/kcore, PCI config space in
+#       procfs and sysfs: ENOTBLK, a log line, no oops);
 #       a read and a write each have a submit and a complete
-#       tracepoint event on the server
+#       tracepoint event on the server; an image on overlayfs with a tmpfs
+#       upper layer (where direct IO fails though the overlay's file
+#       claims it) is served buffered, with a log line
 # boot: shared
 # timeout: 600
 E=/run/fexp
@@ -27,7 +31,7 @@ cleanup_fexp() {	# a shared boot: leave no mount or loop device behind
 	for d in /sys/block/rnbd*; do
 		[ ! -e "$d/rnbd/unmap_device" ] || echo force >"$d/rnbd/unmap_device" || true
 	done
-	for m in /mnt/fexp "$E/ro" "$E/tmpfs" "$E/ext4"; do
+	for m in /mnt/fexp "$E/ovl" "$E/ro" "$E/tmpfs" "$E/ext4" "$E/proc" "$E/sys"; do
 		! mountpoint -q "$m" || umount -l "$m" || true
 	done
 	losetup -D || true
@@ -123,19 +127,19 @@ trace_rw() {
 	echo >"$TR/trace"
 }
 
-# check_export KIND DEV IMAGE LBS SECTORS IO_MODE MIN_BS
+# check_export KIND DEV IMAGE LBS SECTORS IO_MODE MIN_BS [PBS]
 check_export() {
-	kind=$1 dev=$2 img=$3 lbs=$4 sectors=$5 mode=$6 minbs=$7
+	kind=$1 dev=$2 img=$3 lbs=$4 sectors=$5 mode=$6 minbs=$7 pbs=${8:-4096}
 	q=/sys/block/$dev/queue
 	expect_eq "$kind: size" "$(cat "/sys/block/$dev/size")" "$sectors"
 	expect_eq "$kind: logical block size" "$(cat "$q"/logical_block_size)" "$lbs"
-	expect_eq "$kind: physical block size" "$(cat "$q"/physical_block_size)" 4096
+	expect_eq "$kind: physical block size" "$(cat "$q"/physical_block_size)" "$pbs"
 	expect_eq "$kind: write cache" "$(cat "$q"/write_cache)" "write back"
 	expect_eq "$kind: fua" "$(cat "$q"/fua)" 1
 	expect_eq "$kind: rotational" "$(cat "$q"/rotational)" 0
 	[ "$(cat "$q"/discard_max_bytes)" -gt 0 ] || die "$kind: no discard"
 	[ "$(cat "$q"/write_zeroes_max_bytes)" -gt 0 ] || die "$kind: no write-zeroes"
-	expect_eq "$kind: discard granularity" "$(cat "$q"/discard_granularity)" 4096
+	expect_eq "$kind: discard granularity" "$(cat "$q"/discard_granularity)" "$pbs"
 	# the server's view: files/, not devices/ (the rnbd tool reads that)
 	name=$(echo "${img#/}" | tr / '!')
 	f=$SRV/files/$name
@@ -217,6 +221,27 @@ for t in dir:directory fifo:fifo null:"character device" sock:socket; do
 	dmesg | grep -q "/${t%%:*} is a ${t#*:}, not a block device or regular file: refused" ||
 		die "no log line for the ${t#*:}"
 done
+# pseudo file systems: regular files, but no disk images (kcore is the
+# kernel's memory, a proc file may have no read_iter, sysfs's config reads
+# and writes a device's registers)
+mkdir "$E/proc" "$E/sys"
+mount -t proc fexpproc "$E/proc" || die "mount proc"
+mount -t sysfs fexpsys "$E/sys" || die "mount sysfs"
+pcidev=$(ls /sys/bus/pci/devices | head -n 1)
+bus=${pcidev#*:}
+pciproc=/proc/bus/pci/${bus%%:*}/${bus#*:}
+pcisys=/sys/bus/pci/devices/$pcidev/config
+[ -f "$E$pciproc" ] && [ -f "$E$pcisys" ] || die "no PCI config files: $pciproc $pcisys"
+expect_eq "pseudo file systems' files, ro" \
+	"$(map_errs pseudo "$pcisys access_mode=ro" "$pciproc access_mode=ro" \
+		"/proc/kcore access_mode=ro")" "ENOTBLK ENOTBLK ENOTBLK"
+expect_eq "PCI config space in sysfs, rw" "$(map_errs pseudo "$pcisys")" ENOTBLK
+for f in "$pcisys:sysfs" "$pciproc:proc" "/proc/kcore:proc"; do
+	klog | grep -q "session [^ ]*: ${f%:*} is on ${f##*:}, a pseudo file system, not a disk image: refused" ||
+		die "no log line for ${f%:*}"
+done
+[ ! -e /sys/class/rtrs-client/pseudo ] || die "a refused map left its session"
+umount "$E/proc" "$E/sys"
 # file exports off (the default): a file is refused, a device is not
 FXP=/sys/module/rnbd_server/parameters/file_exports
 echo 0 >"$FXP"
@@ -300,3 +325,27 @@ dev=$(map_dev fexp /ext4/disk.img)
 expect_eq "data after the reload" "$(range_sha "/dev/$dev" 40 4 iflag=direct)" \
 	"$(sha256sum </tmp/fexp.rand | cut -d' ' -f1)"
 unmap_dev "$dev"
+
+# ---- an image on overlayfs -------------------------------------------------
+# The lower layer on ext4, the upper on tmpfs, as a container's (and this
+# guest's root): opened for writing, the image is copied up to tmpfs, which
+# has no O_DIRECT, though the overlay's own file says it has.  The server
+# finds out at OPEN that direct IO fails and serves the file buffered.  An
+# overlay inode has no block size of its own: 512-byte physical blocks.
+mkdir -p "$E/ext4/lower" "$E/tmpfs/upper" "$E/tmpfs/work" "$E/ovl"
+head -c 1048576 /dev/urandom >/tmp/fexp.1m
+cp /tmp/fexp.1m "$E/ext4/lower/img"
+truncate -s 64M "$E/ext4/lower/img"
+mount -t overlay fexpovl -o "lowerdir=$E/ext4/lower,upperdir=$E/tmpfs/upper,workdir=$E/tmpfs/work" \
+	"$E/ovl" || die "mount overlay"
+expect_eq "the image's file system" "$(stat -f -c %T "$E/ovl/img")" overlayfs
+dev=$(map_dev fexp /ovl/img)
+klog | grep -q "session [^ ]*: /ovl/img: direct IO fails on this file (-22): buffered IO" ||
+	die "overlay: no log line for the buffered IO"
+[ -f "$E/tmpfs/upper/img" ] || die "overlay: the image was not copied up"
+expect_eq "overlay: the lower layer's data" "$(sha_dev "/dev/$dev" 1048576)" \
+	"$(sha256sum </tmp/fexp.1m | cut -d' ' -f1)"
+check_export overlayfs "$dev" "$E/ovl/img" 512 131072 buffered 512 512
+ext4_roundtrip overlayfs "$dev"
+unmap_dev "$dev"
+umount "$E/ovl" || die "umount the overlay"

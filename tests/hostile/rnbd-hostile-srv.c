@@ -108,6 +108,7 @@ enum mode {
 	/* handshake and OPEN */
 	M_DISCONNECT_HANDSHAKE,
 	M_REJECT_GARBAGE,
+	M_REJECT_ERRNO,
 	M_OPEN_RSP_LIE,
 	M_OPEN_HANG,
 	M_OPEN_ERRNO,
@@ -151,6 +152,7 @@ static const struct {
 	[M_TABLE_NEVER]		= { "table-never", "chunk table: never sent" },
 	[M_DISCONNECT_HANDSHAKE] = { "disconnect-handshake", "disconnect once conn 0 is up, once conn 1 is up, or right after the table (next one each session)" },
 	[M_REJECT_GARBAGE]	= { "reject-garbage", "reject conn 0 with garbage private data (next variant each session)" },
+	[M_REJECT_ERRNO]	= { "reject-errno", "reject conn 0: status 512 or --errno" },
 	[M_OPEN_RSP_LIE]	= { "open-rsp-lie", "every OPEN: logical_block_size 3, nsectors 2^62 or reserved bytes set (in turn)" },
 	[M_OPEN_HANG]		= { "open-hang", "every OPEN: never answered" },
 	[M_OPEN_ERRNO]		= { "open-errno", "every OPEN: status 4095, 512 (ERESTARTSYS), 513 (ERESTARTNOINTR) or 104 (ECONNRESET) in turn, or --errno" },
@@ -172,7 +174,7 @@ static struct {
 	unsigned long sessions;		/* stop after this many ended; 0: never */
 	unsigned long honest_after;	/* later sessions are honest; 0: none */
 	unsigned int observe_ms;
-	unsigned int errno_val;		/* open-errno, reopen-errno */
+	unsigned int errno_val;		/* open-, reopen-, reject-errno */
 	bool no_slot_gen;		/* refuse TRS_CAP_SLOT_GEN */
 	uint64_t seed;
 } opt = {
@@ -1447,12 +1449,24 @@ static bool reject_lie(struct sess *s, struct rdma_cm_id *id)
 {
 	struct trs_msg_conn_rsp *rsp;
 	uint8_t buf[148];
+	unsigned int st;
 	uint8_t len;
 
-	if (s->mode != M_REJECT_GARBAGE)
+	if (s->mode != M_REJECT_GARBAGE && s->mode != M_REJECT_ERRNO)
 		return false;
 	memset(buf, 0, sizeof(buf));
 	rsp = (void *)buf;
+	if (s->mode == M_REJECT_ERRNO) {
+		len = sizeof(*rsp);
+		rsp->magic = htole16(TRS_MAGIC);
+		rsp->ver_major = TRS_PROTO_VER_MAJOR;
+		rsp->ver_minor = TRS_PROTO_VER_MINOR;
+		st = opt.errno_val ? opt.errno_val : 512;
+		rsp->status = htole16((uint16_t)st);
+		lie(s, "reject", 0, "rejected conn 0 with status %u%s", st,
+		    st >= 512 ? " (not an errno a server can mean)" : "");
+		goto reject;
+	}
 	switch (s->variant % 5) {
 	case 0:
 		len = (uint8_t)(1 + rnd() % sizeof(buf));
@@ -1488,6 +1502,7 @@ static bool reject_lie(struct sess *s, struct rdma_cm_id *id)
 		lie(s, "reject", 0, "rejected conn 0 with 12 bytes: our magic, ver_major 7, status EPERM (the IB CM pads it to 148 bytes)");
 		break;
 	}
+reject:
 	if (rdma_reject(id, len ? buf : NULL, len))
 		say(s, "rdma_reject failed: %s", strerror(errno));
 	rdma_destroy_id(id);
