@@ -306,6 +306,42 @@ wait_path_state() {
 	done
 }
 
+# fio: every fio job that verifies gets a fresh random seed, and checks it.
+# With fio's default (randrepeat=1) a job run again writes the same blocks
+# with the same data, seeds and numberio, so a write that never reached
+# the disk reads back an earlier run's copy and verifies.  A fresh seed
+# alone is not enough: fio (3.33) checks a block's seed only in a job that
+# both reads and writes, so a write-only job becomes the same job as a
+# read/write mix of 100% writes (--rw=randwrite: randrw, --rw=write: rw).
+# The seed goes to the kernel log and to stderr (with fio's output), so a
+# failure can be replayed: FIO_RANDSEED=N gives every verifying job seed N.
+# A job that sets --randseed or --randrepeat itself is left as it is.
+fio() {
+	local a n verify= seed
+	for a in "$@"; do
+		case "$a" in
+		--randseed=* | --randrepeat=*) command fio "$@"; return ;;
+		--verify=*) verify=1 ;;
+		esac
+	done
+	[ -n "$verify" ] || { command fio "$@"; return; }
+	n=$#
+	while [ "$n" -gt 0 ]; do
+		a=$1
+		shift
+		n=$((n - 1))
+		case "$a" in
+		--rw=randwrite) set -- "$@" --rw=randrw --rwmixwrite=100 ;;
+		--rw=write) set -- "$@" --rw=rw --rwmixwrite=100 ;;
+		*) set -- "$@" "$a" ;;
+		esac
+	done
+	seed=${FIO_RANDSEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+	echo "fio: --randseed=$seed $*" >&2
+	kmsg "fio --randseed=$seed $*" 2>/dev/null || true
+	command fio --randseed="$seed" "$@"
+}
+
 # fio_outage_start DEV SIZE: 4k random writes with crc32c, throttled to
 # 200 (writes) a second so that an outage a few seconds in falls in the
 # write phase, then a full verify pass; in the background, output in
