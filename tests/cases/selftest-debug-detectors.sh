@@ -31,7 +31,7 @@ insmod "$ko" fault=uaf || true
 echo "uaf done"
 G
 rc=0
-"$GUEST_RUN" --quiet --timeout 240 --job "$job" "$job/../bugs.sh" >"$CASE_RESULTS/bugs.out" 2>&1 || rc=$?
+"$GUEST_RUN" --quiet --errexit --timeout 240 --job "$job" "$job/../bugs.sh" >"$CASE_RESULTS/bugs.out" 2>&1 || rc=$?
 cat "$CASE_RESULTS/bugs.out"
 cat "$job/test.log"
 [ "$rc" = 125 ] || die "guest-run status $rc with the bugs, expected 125"
@@ -67,7 +67,7 @@ grep -q 'debug_locks: *1' /proc/lockdep_stats || die "lockdep not running"
 echo "clean run done"
 G
 rc=0
-"$GUEST_RUN" --quiet --timeout 240 --job "$job" "$job/../clean.sh" >"$CASE_RESULTS/clean.out" 2>&1 || rc=$?
+"$GUEST_RUN" --quiet --errexit --timeout 240 --job "$job" "$job/../clean.sh" >"$CASE_RESULTS/clean.out" 2>&1 || rc=$?
 cat "$job/test.log"
 [ "$rc" = 0 ] || { cat "$CASE_RESULTS/clean.out"; die "guest-run status $rc without the bugs, expected 0"; }
 grep -q 'clean run done' "$job/test.log" || die "clean guest script did not finish"

@@ -19,7 +19,7 @@ insmod "$REPO/tests/kmod/rnbd_selftest.ko" fault=warn || true
 echo "module load returned"
 G
 rc=0
-"$GUEST_RUN" --quiet --timeout 120 --job "$job" "$job/../warn.sh" >"$CASE_RESULTS/out" 2>&1 || rc=$?
+"$GUEST_RUN" --quiet --errexit --timeout 120 --job "$job" "$job/../warn.sh" >"$CASE_RESULTS/out" 2>&1 || rc=$?
 cat "$CASE_RESULTS/out"
 [ "$rc" = 125 ] || die "guest-run status $rc, expected 125"
 grep -q 'WARNING:.*rnbd_selftest' "$CASE_RESULTS/out" || die "WARNING not reported"

@@ -196,7 +196,8 @@ load_rnbd_client() {
 unload_rnbd() {
 	for d in /sys/block/rnbd*; do
 		[ -e "$d/rnbd/unmap_device" ] || continue
-		echo force >"$d/rnbd/unmap_device" 2>/dev/null
+		# one already going away may refuse; the rmmod below judges
+		echo force >"$d/rnbd/unmap_device" 2>/dev/null || true
 	done
 	for m in rnbd_client rnbd_server rnbd_trs_client rnbd_trs_server rnbd_trs_core; do
 		lsmod | grep -q "^$m " || continue
@@ -555,7 +556,7 @@ netem_follow() {
 				# shellcheck disable=SC2086 # the netem arguments, split
 				tc qdisc replace dev "$ifc" root netem $args && ok=$seq || ok="fail $seq"
 			else
-				tc qdisc del dev "$ifc" root 2>/dev/null
+				tc qdisc del dev "$ifc" root 2>/dev/null || true
 				ok=$seq
 			fi
 			echo "$seq" >"/run/netem.$ifc.seq"

@@ -27,6 +27,9 @@ GUEST_SPLAT=$CASE_RESULTS/splat
 rm -f "$GUEST_SPLAT"
 
 # start_guest NAME [guest-run options] SCRIPT [ARGS]: boot in the background.
+# SCRIPT runs with errexit (guest-run --errexit): a command that fails
+# outside a condition (an unmap_dev, a write to sysfs) ends the guest
+# with its status, as a guest case's commands do under `bash -e`.
 start_guest() {
 	local name=$1
 	shift
@@ -34,7 +37,7 @@ start_guest() {
 	# scanned before it is made anew
 	[ -z "${GUEST_JOB[$name]:-}" ] || scan_guest "$name" || true
 	GUEST_JOB[$name]=$(mk_dir "job-$name")
-	"$GUEST_RUN" --quiet --job "${GUEST_JOB[$name]}" "$@" \
+	"$GUEST_RUN" --quiet --errexit --job "${GUEST_JOB[$name]}" "$@" \
 		>"$CASE_RESULTS/$name.out" 2>&1 &
 	GUEST_PID[$name]=$!
 }
