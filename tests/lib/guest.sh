@@ -101,11 +101,19 @@ ko_insert() {
 # lockdep_check: fail once, in the case during which it happened, if lockdep
 # switched itself off (after any report, or any taint but an out-of-tree
 # module): every later case would run unchecked.  Succeeds without lockdep.
+# On the debug kernel (KERNEL=debug) a kernel without lockdep fails too:
+# its checks would pass unseen.
+LOCKDEP_STATS=/proc/lockdep_stats
+LOCKDEP_OFF_MARK=/run/lockdep-off
 lockdep_check() {
-	[ -r /proc/lockdep_stats ] || return 0
-	grep -q 'debug_locks: *0' /proc/lockdep_stats || return 0
-	[ -e /run/lockdep-off ] && return 0
-	touch /run/lockdep-off
+	if [ ! -r "$LOCKDEP_STATS" ]; then
+		[ "${KERNEL:-}" = debug ] || return 0
+		echo "FAIL: no lockdep ($LOCKDEP_STATS) on the debug kernel"
+		return 1
+	fi
+	grep -q 'debug_locks: *0' "$LOCKDEP_STATS" || return 0
+	[ -e "$LOCKDEP_OFF_MARK" ] && return 0
+	touch "$LOCKDEP_OFF_MARK"
 	echo "FAIL: lockdep is off from here on (tainted: $(cat /proc/sys/kernel/tainted))"
 	return 1
 }
@@ -138,11 +146,23 @@ mod_range_record() {
 # kmemleak_check: scan for leaks, print every unreferenced object whose
 # allocation passed through one of our modules and fail if there is one.
 # The list is cleared after, so the next check sees only newer leaks.
-# Succeeds at once without kmemleak (Debian's kernel).
+# Succeeds at once without kmemleak on Debian's kernel; fails without it
+# on the debug kernel (KERNEL=debug), or if it turned itself off (a scan
+# is refused).
 kmemleak_check() {
-	[ -w "$KMEMLEAK" ] || return 0
+	if [ ! -w "$KMEMLEAK" ]; then
+		[ "${KERNEL:-}" = debug ] || return 0
+		echo "FAIL: no kmemleak ($KMEMLEAK) on the debug kernel"
+		return 1
+	fi
 	# kmemleak leaves objects younger than 5 s alone.
 	sleep 6
+	# Two scans: kmemleak reports an unreferenced object only once its
+	# contents' checksum is the same in two scans in a row.  A zeroed
+	# object matches the initial checksum at the first scan; any other is
+	# reported at the second (with one scan, by the next case's check,
+	# blamed on that case, or never after the last case of a boot).
+	echo scan >"$KMEMLEAK" || { echo "kmemleak scan failed"; return 1; }
 	echo scan >"$KMEMLEAK" || { echo "kmemleak scan failed"; return 1; }
 	cat "$KMEMLEAK" >/run/kmemleak.txt
 	local up
