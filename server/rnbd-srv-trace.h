@@ -46,7 +46,7 @@ TRACE_EVENT(rnbd_srv_dev_open,
 		__string(sess,		trs_srv_sess_name(sess->trs))
 		/* from the wire: maybe not terminated when err is set */
 		__string_len(path,	msg->path,
-				strnlen(msg->path, RNBD_PATH_MAX))
+			     strnlen(msg->path, RNBD_PATH_MAX))
 		__field(u8,		access_mode)
 		__field(u32,		dev_id)
 		__field(int,		err)

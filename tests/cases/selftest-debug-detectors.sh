@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # desc: the debug kernel's detectors catch a test-only module's bugs each
-#       time: an AB-BA lock order (lockdep), a leak (kmemleak, found by the
-#       runner's check by module name and, after unload, by address) and a
+#       time: an AB-BA lock order (lockdep), a leak of a filled object
+#       (kmemleak, found by the runner's check by module name and, after
+#       unload, by address) and a
 #       use after free (KASAN) fail the guest run; the same module doing
-#       the same steps without the bugs passes
+#       the same steps without the bugs passes; the runner's checks fail
+#       when kmemleak or lockdep is missing or lockdep is off
 # boot: host
 # kernel: debug
 # timeout: 600
@@ -31,7 +33,7 @@ insmod "$ko" fault=uaf || true
 echo "uaf done"
 G
 rc=0
-"$GUEST_RUN" --quiet --timeout 240 --job "$job" "$job/../bugs.sh" >"$CASE_RESULTS/bugs.out" 2>&1 || rc=$?
+"$GUEST_RUN" --quiet --errexit --timeout 240 --job "$job" "$job/../bugs.sh" >"$CASE_RESULTS/bugs.out" 2>&1 || rc=$?
 cat "$CASE_RESULTS/bugs.out"
 cat "$job/test.log"
 [ "$rc" = 125 ] || die "guest-run status $rc with the bugs, expected 125"
@@ -64,10 +66,20 @@ rmmod rnbd_selftest
 kmemleak_check || die "kmemleak: a leak without the bug (unloaded)"
 lockdep_check || die "lockdep off"
 grep -q 'debug_locks: *1' /proc/lockdep_stats || die "lockdep not running"
+# on the debug kernel, a detector missing or off fails the checks
+(KMEMLEAK=/nonexistent; kmemleak_check) >/tmp/d.out && die "kmemleak_check passed without kmemleak"
+grep -q 'no kmemleak' /tmp/d.out || die "kmemleak_check: $(cat /tmp/d.out)"
+(LOCKDEP_STATS=/nonexistent; lockdep_check) >/tmp/d.out && die "lockdep_check passed without lockdep"
+grep -q 'no lockdep' /tmp/d.out || die "lockdep_check: $(cat /tmp/d.out)"
+echo 'debug_locks:                             0' >/tmp/lockdep_stats
+(LOCKDEP_STATS=/tmp/lockdep_stats LOCKDEP_OFF_MARK=/tmp/lockdep-off; lockdep_check) >/tmp/d.out &&
+	die "lockdep_check passed with lockdep off"
+grep -q 'lockdep is off' /tmp/d.out || die "lockdep_check: $(cat /tmp/d.out)"
+echo "missing or stopped detectors fail the checks"
 echo "clean run done"
 G
 rc=0
-"$GUEST_RUN" --quiet --timeout 240 --job "$job" "$job/../clean.sh" >"$CASE_RESULTS/clean.out" 2>&1 || rc=$?
+"$GUEST_RUN" --quiet --errexit --timeout 240 --job "$job" "$job/../clean.sh" >"$CASE_RESULTS/clean.out" 2>&1 || rc=$?
 cat "$job/test.log"
 [ "$rc" = 0 ] || { cat "$CASE_RESULTS/clean.out"; die "guest-run status $rc without the bugs, expected 0"; }
 grep -q 'clean run done' "$job/test.log" || die "clean guest script did not finish"

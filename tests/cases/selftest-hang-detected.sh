@@ -11,7 +11,7 @@ sleep 100000
 G
 t0=$(date +%s)
 rc=0
-"$GUEST_RUN" --quiet --timeout 40 --job "$job" "$job/../hang.sh" >"$CASE_RESULTS/out" 2>&1 || rc=$?
+"$GUEST_RUN" --quiet --errexit --timeout 40 --job "$job" "$job/../hang.sh" >"$CASE_RESULTS/out" 2>&1 || rc=$?
 t1=$(date +%s)
 cat "$CASE_RESULTS/out"
 [ "$rc" = 124 ] || die "guest-run status $rc, expected 124"

@@ -10,7 +10,7 @@ insmod "$REPO/tests/kmod/rnbd_selftest.ko" fault=slub || true
 echo "module load returned"
 G
 rc=0
-"$GUEST_RUN" --quiet --timeout 120 --job "$job" "$job/../slub.sh" >"$CASE_RESULTS/out" 2>&1 || rc=$?
+"$GUEST_RUN" --quiet --errexit --timeout 120 --job "$job" "$job/../slub.sh" >"$CASE_RESULTS/out" 2>&1 || rc=$?
 cat "$CASE_RESULTS/out"
 [ "$rc" = 125 ] || die "guest-run status $rc, expected 125"
 # KASAN, on the debug kernel, sees the overwrite before SLUB does.

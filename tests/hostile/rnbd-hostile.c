@@ -3347,7 +3347,6 @@ static void grp_idle(void)
 		sess_free(s[i]);
 }
 
-
 struct group {
 	const char *name;
 	void (*run)(void);
@@ -3363,6 +3362,7 @@ static const struct group groups[] = {
 	{ "flood", grp_flood, false, "many sessions, connections, requests" },
 	{ "idle", grp_idle, false, "sessions that say nothing" },
 };
+
 #define NR_GROUPS	((int)(ARRAY_SIZE(groups)))
 
 static void group_seed(int g, int round)
@@ -3374,13 +3374,13 @@ static void group_seed(int g, int round)
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-"usage: rnbd-hostile --server ADDR [--port N] [--seed N] [--cases GROUP,...|all]\n"
-"                    [--rounds N] [--device PATH] [--flood-scale N]\n"
-"                    [--flood-qd N] [--idle-wait SEC] [--timeout MS] [--verbose]\n"
-"       rnbd-hostile --list\n"
-"A hostile client of the rnbd server: sends malformed input of every kind\n"
-"and prints what the server did with each.  See tests/hostile/README.\n"
-"Exit: 0 every case ran to an outcome, 1 the tool cannot work, 2 bad usage.\n");
+		"usage: rnbd-hostile --server ADDR [--port N] [--seed N] [--cases GROUP,...|all]\n"
+		"                    [--rounds N] [--device PATH] [--flood-scale N]\n"
+		"                    [--flood-qd N] [--idle-wait SEC] [--timeout MS] [--verbose]\n"
+		"       rnbd-hostile --list\n"
+		"A hostile client of the rnbd server: sends malformed input of every kind\n"
+		"and prints what the server did with each.  See tests/hostile/README.\n"
+		"Exit: 0 every case ran to an outcome, 1 the tool cannot work, 2 bad usage.\n");
 }
 
 static long parse_num(const char *arg, const char *what, long lo, long hi)

@@ -15,7 +15,7 @@
 
 static char *fault = "warn";
 module_param(fault, charp, 0444);
-MODULE_PARM_DESC(fault, "problem to provoke on load: warn (a WARNING), slub (a heap red zone overwrite), uaf (a use after free), abba (two locks taken in both orders), leak (an object nobody points to; the module stays loaded), or none (the same steps without the bug; stays loaded)");
+MODULE_PARM_DESC(fault, "problem to provoke on load: warn (a WARNING), slub (a heap red zone overwrite), uaf (a use after free), abba (two locks taken in both orders), leak (a filled object nobody points to; the module stays loaded), or none (the same steps without the bug; stays loaded)");
 
 /* Two locks for the lock order test; each guards nothing else. */
 static DEFINE_MUTEX(rnbd_selftest_a);
@@ -63,13 +63,20 @@ static void rnbd_selftest_abba(bool bug)
 	mutex_unlock(first);
 }
 
-/* Lose the only pointer to an object (kmemleak), or with @bug false keep it. */
+/*
+ * Lose the only pointer to an object (kmemleak), or with @bug false keep
+ * it.  The object is filled (no pointer in it): kmemleak reports an object
+ * only once its checksum is the same in two scans in a row, and a zeroed
+ * one already matches the initial checksum at the first scan, so only a
+ * filled one proves that the runner scans twice.
+ */
 static int rnbd_selftest_leak(bool bug)
 {
-	void *p = kzalloc(256, GFP_KERNEL);
+	void *p = kmalloc(256, GFP_KERNEL);
 
 	if (!p)
 		return -ENOMEM;
+	memset(p, 0x5a, 256);
 	if (!bug)
 		rnbd_selftest_kept = p;
 	/* else: p is forgotten on return; nothing frees it */

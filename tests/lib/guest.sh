@@ -116,11 +116,19 @@ ko_insert() {
 # lockdep_check: fail once, in the case during which it happened, if lockdep
 # switched itself off (after any report, or any taint but an out-of-tree
 # module): every later case would run unchecked.  Succeeds without lockdep.
+# On the debug kernel (KERNEL=debug) a kernel without lockdep fails too:
+# its checks would pass unseen.
+LOCKDEP_STATS=/proc/lockdep_stats
+LOCKDEP_OFF_MARK=/run/lockdep-off
 lockdep_check() {
-	[ -r /proc/lockdep_stats ] || return 0
-	grep -q 'debug_locks: *0' /proc/lockdep_stats || return 0
-	[ -e /run/lockdep-off ] && return 0
-	touch /run/lockdep-off
+	if [ ! -r "$LOCKDEP_STATS" ]; then
+		[ "${KERNEL:-}" = debug ] || return 0
+		echo "FAIL: no lockdep ($LOCKDEP_STATS) on the debug kernel"
+		return 1
+	fi
+	grep -q 'debug_locks: *0' "$LOCKDEP_STATS" || return 0
+	[ -e "$LOCKDEP_OFF_MARK" ] && return 0
+	touch "$LOCKDEP_OFF_MARK"
 	echo "FAIL: lockdep is off from here on (tainted: $(cat /proc/sys/kernel/tainted))"
 	return 1
 }
@@ -153,11 +161,23 @@ mod_range_record() {
 # kmemleak_check: scan for leaks, print every unreferenced object whose
 # allocation passed through one of our modules and fail if there is one.
 # The list is cleared after, so the next check sees only newer leaks.
-# Succeeds at once without kmemleak (Debian's kernel).
+# Succeeds at once without kmemleak on Debian's kernel; fails without it
+# on the debug kernel (KERNEL=debug), or if it turned itself off (a scan
+# is refused).
 kmemleak_check() {
-	[ -w "$KMEMLEAK" ] || return 0
+	if [ ! -w "$KMEMLEAK" ]; then
+		[ "${KERNEL:-}" = debug ] || return 0
+		echo "FAIL: no kmemleak ($KMEMLEAK) on the debug kernel"
+		return 1
+	fi
 	# kmemleak leaves objects younger than 5 s alone.
 	sleep 6
+	# Two scans: kmemleak reports an unreferenced object only once its
+	# contents' checksum is the same in two scans in a row.  A zeroed
+	# object matches the initial checksum at the first scan; any other is
+	# reported at the second (with one scan, by the next case's check,
+	# blamed on that case, or never after the last case of a boot).
+	echo scan >"$KMEMLEAK" || { echo "kmemleak scan failed"; return 1; }
 	echo scan >"$KMEMLEAK" || { echo "kmemleak scan failed"; return 1; }
 	cat "$KMEMLEAK" >/run/kmemleak.txt
 	local up
@@ -211,7 +231,8 @@ load_rnbd_client() {
 unload_rnbd() {
 	for d in /sys/block/rnbd*; do
 		[ -e "$d/rnbd/unmap_device" ] || continue
-		echo force >"$d/rnbd/unmap_device" 2>/dev/null
+		# one already going away may refuse; the rmmod below judges
+		echo force >"$d/rnbd/unmap_device" 2>/dev/null || true
 	done
 	for m in rnbd_client rnbd_server rnbd_trs_client rnbd_trs_server rnbd_trs_core; do
 		lsmod | grep -q "^$m " || continue
@@ -319,6 +340,42 @@ wait_path_state() {
 			die "session $1: path state stays $(path_state "$1"), waited for $2"
 		sleep 0.1
 	done
+}
+
+# fio: every fio job that verifies gets a fresh random seed, and checks it.
+# With fio's default (randrepeat=1) a job run again writes the same blocks
+# with the same data, seeds and numberio, so a write that never reached
+# the disk reads back an earlier run's copy and verifies.  A fresh seed
+# alone is not enough: fio (3.33) checks a block's seed only in a job that
+# both reads and writes, so a write-only job becomes the same job as a
+# read/write mix of 100% writes (--rw=randwrite: randrw, --rw=write: rw).
+# The seed goes to the kernel log and to stderr (with fio's output), so a
+# failure can be replayed: FIO_RANDSEED=N gives every verifying job seed N.
+# A job that sets --randseed or --randrepeat itself is left as it is.
+fio() {
+	local a n verify= seed
+	for a in "$@"; do
+		case "$a" in
+		--randseed=* | --randrepeat=*) command fio "$@"; return ;;
+		--verify=*) verify=1 ;;
+		esac
+	done
+	[ -n "$verify" ] || { command fio "$@"; return; }
+	n=$#
+	while [ "$n" -gt 0 ]; do
+		a=$1
+		shift
+		n=$((n - 1))
+		case "$a" in
+		--rw=randwrite) set -- "$@" --rw=randrw --rwmixwrite=100 ;;
+		--rw=write) set -- "$@" --rw=rw --rwmixwrite=100 ;;
+		*) set -- "$@" "$a" ;;
+		esac
+	done
+	seed=${FIO_RANDSEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+	echo "fio: --randseed=$seed $*" >&2
+	kmsg "fio --randseed=$seed $*" 2>/dev/null || true
+	command fio --randseed="$seed" "$@"
 }
 
 # fio_outage_start DEV SIZE: 4k random writes with crc32c, throttled to
@@ -534,7 +591,7 @@ netem_follow() {
 				# shellcheck disable=SC2086 # the netem arguments, split
 				tc qdisc replace dev "$ifc" root netem $args && ok=$seq || ok="fail $seq"
 			else
-				tc qdisc del dev "$ifc" root 2>/dev/null
+				tc qdisc del dev "$ifc" root 2>/dev/null || true
 				ok=$seq
 			fi
 			echo "$seq" >"/run/netem.$ifc.seq"

@@ -21,12 +21,23 @@ mk_dir() {
 	echo "$d"
 }
 
+# Kernel problems found on the consoles of this case's guests; the case
+# fails at its end if there is any (cleanup_guests).
+GUEST_SPLAT=$CASE_RESULTS/splat
+rm -f "$GUEST_SPLAT"
+
 # start_guest NAME [guest-run options] SCRIPT [ARGS]: boot in the background.
+# SCRIPT runs with errexit (guest-run --errexit): a command that fails
+# outside a condition (an unmap_dev, a write to sysfs) ends the guest
+# with its status, as a guest case's commands do under `bash -e`.
 start_guest() {
 	local name=$1
 	shift
+	# a guest started again under the same name: its first job is
+	# scanned before it is made anew
+	[ -z "${GUEST_JOB[$name]:-}" ] || scan_guest "$name" || true
 	GUEST_JOB[$name]=$(mk_dir "job-$name")
-	"$GUEST_RUN" --quiet --job "${GUEST_JOB[$name]}" "$@" \
+	"$GUEST_RUN" --quiet --errexit --job "${GUEST_JOB[$name]}" "$@" \
 		>"$CASE_RESULTS/$name.out" 2>&1 &
 	GUEST_PID[$name]=$!
 }
@@ -41,7 +52,22 @@ wait_guest() {
 	return $rc
 }
 
-# kill_guest NAME: end the guest at once, as a crash would.
+# scan_guest NAME: the kernel problems on the guest's console and in the
+# dmesg it saved (if it ended by itself), each line added to GUEST_SPLAT
+# with the guest's name; fails if there is one.  Whatever the guest's end
+# (killed, paused, failed), this is what looks at its kernel.
+scan_guest() {
+	local j=${GUEST_JOB[$1]} out
+	local logs=("$j/console.log")
+	[ -s "$j/dmesg.txt" ] && logs+=("$j/dmesg.txt")
+	[ -e "$j/console.log" ] || return 0
+	out=$("$REPO/scripts/guest/scan-console" "${logs[@]}") && return 0
+	printf '%s\n' "$out" | sed "s/^/$1: /" >>"$GUEST_SPLAT"
+	return 1
+}
+
+# kill_guest NAME: end the guest at once, as a crash would.  Its console
+# is scanned at the case's end, with every other guest's.
 kill_guest() {
 	local pid=${GUEST_PID[$1]}
 	pkill -KILL -f "path=${GUEST_JOB[$1]},mount_tag=job" 2>/dev/null || true
@@ -137,10 +163,20 @@ guest_log() {
 		"${GUEST_JOB[$1]}/console.log" 2>/dev/null | tail -n 40
 }
 
+# At the case's end, however it ends: the guests still running are ended,
+# and the console of every guest the case started is scanned; a kernel
+# problem on any of them fails the case.
 cleanup_guests() {
-	local g
+	local g bad=
 	for g in "${!GUEST_PID[@]}"; do
 		kill_guest "$g"
 	done
+	for g in "${!GUEST_JOB[@]}"; do
+		scan_guest "$g" || bad="$bad $g"
+	done
+	[ -s "$GUEST_SPLAT" ] || return 0
+	echo "FAIL: kernel problem on the console of guest(s)${bad:- started earlier}:" >&2
+	head -n 40 "$GUEST_SPLAT" >&2
+	exit 1
 }
 trap cleanup_guests EXIT
