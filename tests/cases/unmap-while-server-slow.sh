@@ -13,9 +13,10 @@ S=${RNBD_TIMEOUT_SCALE:-1}
 tool=$REPO/tests/hostile/rnbd-hostile-srv
 [ -x "$tool" ] || die "$tool not built (make -C tests/hostile)"
 PORT=1240
-# how long the tool holds an answer back: time enough to unmap, well
-# below the client's 30 s wait for an answer
-DELAY=$((4000 * S))
+# how long the tool holds an answer back: time enough to unmap (seconds
+# under TCG), and below the client's 30 s wait for an answer, unscaled
+DELAY=$((8000 * S))
+[ $DELAY -le 20000 ] || DELAY=20000
 out=${CASE_RESULTS:-/job/results}
 pid=
 srvlog=
