@@ -355,21 +355,32 @@ static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 	set_capacity(disk, dev->srv_sectors);
 	set_disk_ro(disk, dev->access_mode == RNBD_ACCESS_RO);
 
+	mutex_lock(&dev->sess->lock);
 	dev->disk = disk;
+	mutex_unlock(&dev->sess->lock);
 	/* its rnbd/ files exist when the disk's "add" uevent goes out */
 	err = device_add_disk(NULL, disk, rnbd_clt_disk_groups);
 	if (err) {
+		mutex_lock(&dev->sess->lock);
+		/* a reconnect meanwhile may have held it */
+		rnbd_clt_dev_unhold(dev);
 		dev->disk = NULL;
+		mutex_unlock(&dev->sess->lock);
 		put_disk(disk);
 	}
 	return err;
 }
 
+/* The device is UNMAPPING: no work uses its disk from now on. */
 static void rnbd_clt_disk_del(struct rnbd_clt_dev *dev)
 {
-	del_gendisk(dev->disk);
-	put_disk(dev->disk);
+	struct gendisk *disk = dev->disk;
+
+	del_gendisk(disk);
+	mutex_lock(&dev->sess->lock);
 	dev->disk = NULL;
+	mutex_unlock(&dev->sess->lock);
+	put_disk(disk);
 }
 
 static struct rnbd_clt_dev *rnbd_clt_dev_alloc(struct rnbd_clt_sess *sess,

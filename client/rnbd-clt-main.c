@@ -408,12 +408,22 @@ static void rnbd_clt_sess_release(struct kref *ref)
 
 	pr_info("session %s: closing\n", sess->name);
 	/*
+	 * Every device is unlinked, but a work may still hold one that was
+	 * unmapped while it waited for the server, and send on the transport
+	 * and the admin queue (a CLOSE after a re-OPEN it did not take): it
+	 * ends within RNBD_CLT_ADMIN_TIMEOUT per message.  An event until
+	 * the close may queue a work again; with no device it touches
+	 * nothing but the empty list, and is cancelled after the close.
+	 */
+	cancel_work_sync(&sess->reopen_work);
+	cancel_work_sync(&sess->size_work);
+	/*
 	 * Not the mirror of setup: closing the transport first completes every
 	 * request still in flight (an admin request whose caller stopped
 	 * waiting), so freezing the admin queue below cannot wait forever.
 	 */
 	trs_clt_close(sess->trs);
-	/* no event after the close: nothing queues the work again */
+	/* no event after the close: nothing queues the works again */
 	cancel_work_sync(&sess->reopen_work);
 	cancel_work_sync(&sess->size_work);
 	rnbd_clt_sess_free_tags(sess);

@@ -155,14 +155,16 @@ static bool rnbd_clt_transport_err(int err)
 	       err == -ETIMEDOUT || err == -ECONNRESET;
 }
 
-/* Is the device the server opened again the one we have? */
+/*
+ * Is the device the server opened again the one we have?  @rsp passed
+ * rnbd_clt_check_open_rsp().  Under sess->lock, @dev MAPPED with a disk
+ * or DISCONNECTED (its disk then stays until unmap, which cannot start
+ * while its remap store runs).
+ */
 static int rnbd_clt_same_dev(struct rnbd_clt_dev *dev,
 			     const struct rnbd_msg_open_rsp *rsp)
 {
-	int err = rnbd_clt_check_open_rsp(dev, rsp);
-
-	if (err)
-		return err;
+	lockdep_assert_held(&dev->sess->lock);
 	if (le16_to_cpu(rsp->logical_block_size) !=
 	    queue_logical_block_size(dev->disk->queue)) {
 		pr_err("%s: %s@%s changed its block size on the server\n",
@@ -176,7 +178,9 @@ static int rnbd_clt_same_dev(struct rnbd_clt_dev *dev,
  * Open @dev again.  Returns false if the transport failed, so the next
  * reconnect has to try again.  A transport-like errno while the session
  * is still connected came from the server, and no reconnect follows: the
- * device fails, it is not held for ever.
+ * device fails, it is not held for ever.  The device may be unmapped
+ * while the OPEN waits, its disk deleted: whether it still is MAPPED is
+ * decided under sess->lock, and only then is its disk used.
  */
 static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 {
@@ -201,32 +205,37 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 		return false;
 	if (!err) {
 		opened = true;
-		err = rnbd_clt_same_dev(dev, &rsp);
+		err = rnbd_clt_check_open_rsp(dev, &rsp);
 	}
 
 	mutex_lock(&sess->lock);
+	/* a held device has its disk (rnbd_clt_dev_hold()) */
 	if (dev->state == RNBD_CLT_DEV_MAPPED && dev->held &&
 	    sess->state == RNBD_CLT_SESS_CONNECTED) {
+		if (!err)
+			err = rnbd_clt_same_dev(dev, &rsp);
 		if (!err) {
 			dev->dev_id = le32_to_cpu(rsp.dev_id);
 			dev->epoch = sess->epoch;
 			__rnbd_clt_dev_srv_resized(dev,
 						   le64_to_cpu(rsp.nsectors));
 			opened = false;
+			pr_info("%s: %s@%s open again\n", dev->disk->disk_name,
+				dev->path, sess->name);
 		} else {
 			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
+			pr_err("%s: opening %s@%s again failed: %d; its IO fails until unmapped\n",
+			       dev->disk->disk_name, dev->path, sess->name,
+			       err);
 		}
 		rnbd_clt_dev_unhold(dev);
 	}
 	mutex_unlock(&sess->lock);
 
-	if (err)
-		pr_err("%s: opening %s@%s again failed: %d; its IO fails until unmapped\n",
-		       dev->disk->disk_name, dev->path, sess->name, err);
-	else if (!opened)
-		pr_info("%s: %s@%s open again\n", dev->disk->disk_name,
-			dev->path, sess->name);
-	/* opened, but not taken: do not leave it open on the server */
+	/*
+	 * Opened, but not taken (the device was unmapped, or the session
+	 * reconnected meanwhile): do not leave it open on the server.
+	 */
 	if (opened)
 		rnbd_clt_send_close(dev, le32_to_cpu(rsp.dev_id));
 	return true;
@@ -286,15 +295,17 @@ int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
 	err = rnbd_clt_send_open(dev, &rsp);
 	opened = !err;
 	if (!err)
-		err = rnbd_clt_same_dev(dev, &rsp);
+		err = rnbd_clt_check_open_rsp(dev, &rsp);
 	if (!err) {
 		mutex_lock(&sess->lock);
 		/* unmapped, remapped or disconnected meanwhile */
-		if (dev->state != RNBD_CLT_DEV_DISCONNECTED) {
+		if (dev->state != RNBD_CLT_DEV_DISCONNECTED)
 			err = errs[dev->state];
-		} else if (sess->state != RNBD_CLT_SESS_CONNECTED) {
+		else if (sess->state != RNBD_CLT_SESS_CONNECTED)
 			err = -ENOTCONN;
-		} else {
+		else
+			err = rnbd_clt_same_dev(dev, &rsp);
+		if (!err) {
 			dev->dev_id = le32_to_cpu(rsp.dev_id);
 			dev->epoch = sess->epoch;
 			__rnbd_clt_dev_srv_resized(dev,

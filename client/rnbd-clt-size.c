@@ -83,11 +83,30 @@ void __rnbd_clt_dev_srv_resized(struct rnbd_clt_dev *dev, u64 sectors)
 		set_capacity_and_notify(dev->disk, want);
 }
 
-static void rnbd_clt_dev_srv_resized(struct rnbd_clt_dev *dev, u64 sectors)
+/*
+ * The server answered INFO for @dev (@err: or did not, or badly).  The
+ * device may have been unmapped while the work waited, its disk deleted:
+ * that is decided under sess->lock, where unmap changes the state.
+ */
+static void rnbd_clt_dev_info_done(struct rnbd_clt_dev *dev,
+				   const struct rnbd_msg_open_rsp *rsp, int err)
 {
-	mutex_lock(&dev->sess->lock);
-	__rnbd_clt_dev_srv_resized(dev, sectors);
-	mutex_unlock(&dev->sess->lock);
+	struct rnbd_clt_sess *sess = dev->sess;
+
+	mutex_lock(&sess->lock);
+	if (dev->state != RNBD_CLT_DEV_MAPPED || !dev->disk)
+		goto unlock;
+	if (!err && le16_to_cpu(rsp->logical_block_size) !=
+	    queue_logical_block_size(dev->disk->queue))
+		err = -EPROTO;
+	if (!err)
+		__rnbd_clt_dev_srv_resized(dev, le64_to_cpu(rsp->nsectors));
+	else
+		pr_warn_ratelimited("%s: %s@%s: asking the server about its size failed: %d\n",
+				    dev->disk->disk_name, dev->path,
+				    sess->name, err);
+unlock:
+	mutex_unlock(&sess->lock);
 }
 
 /* The next device to ask about, referenced, or NULL. */
@@ -102,8 +121,8 @@ static struct rnbd_clt_dev *rnbd_clt_next_size_check(struct rnbd_clt_sess *sess,
 			continue;
 		dev->size_check = false;
 		/* a held device is asked by its re-open */
-		if (dev->state != RNBD_CLT_DEV_MAPPED || dev->held ||
-		    dev->epoch != sess->epoch)
+		if (dev->state != RNBD_CLT_DEV_MAPPED || !dev->disk ||
+		    dev->held || dev->epoch != sess->epoch)
 			continue;
 		found = dev;
 		*dev_id = dev->dev_id;
@@ -117,6 +136,9 @@ static struct rnbd_clt_dev *rnbd_clt_next_size_check(struct rnbd_clt_sess *sess,
 /**
  * rnbd_clt_size_work() - ask the server about the size of every device
  * @work: the session's size_work
+ *
+ * It holds a reference on the device it asks about, not on its disk nor
+ * its session: see rnbd_clt_dev_info_done() and rnbd_clt_sess_release().
  */
 void rnbd_clt_size_work(struct work_struct *work)
 {
@@ -136,16 +158,9 @@ void rnbd_clt_size_work(struct work_struct *work)
 		err = rnbd_clt_send_info(dev, dev_id, &rsp);
 		if (!err)
 			err = rnbd_clt_check_open_rsp(dev, &rsp);
-		if (!err && (le32_to_cpu(rsp.dev_id) != dev_id ||
-			     le16_to_cpu(rsp.logical_block_size) !=
-			     queue_logical_block_size(dev->disk->queue)))
+		if (!err && le32_to_cpu(rsp.dev_id) != dev_id)
 			err = -EPROTO;
-		if (!err)
-			rnbd_clt_dev_srv_resized(dev, le64_to_cpu(rsp.nsectors));
-		else
-			pr_warn_ratelimited("%s: %s@%s: asking the server about its size failed: %d\n",
-					    dev->disk->disk_name, dev->path,
-					    sess->name, err);
+		rnbd_clt_dev_info_done(dev, &rsp, err);
 		rnbd_clt_dev_put(dev);
 	}
 }

@@ -11,6 +11,10 @@
  *    to RNBD_CLT_DEV_UNMAPPING.  Refcounted: the map holds one reference
  *    until unmap, the session's works one while they use it.  Its sysfs
  *    files (/sys/block/rnbdN/rnbd/) are a group of the disk, gone with it.
+ *    Unmap does not wait for the works: the disk may go while one holds
+ *    the device, so they use dev->disk only under sess->lock, with the
+ *    device MAPPED; and the session's release waits for them before it
+ *    closes the transport, which they use.
  */
 #ifndef RNBD_CLT_H
 #define RNBD_CLT_H
@@ -101,7 +105,8 @@ struct rnbd_clt_map_opts {
  *	nothing to the server now.
  * @reopen_work: opens the held devices again after a reconnect
  * @size_work: asks the server about the size of every device after a
- *	notice of its transport
+ *	notice of its transport.  The works hold a reference on the device
+ *	they work on, not on the session: its release waits for them.
  * @trs_ops: callbacks given to the transport
  * @dst: server address
  * @name: session name
@@ -130,7 +135,10 @@ struct rnbd_clt_sess {
  *	the last frees the structure
  * @node: entry in the session's devs list, under sess->lock
  * @sess: session, referenced until the device is freed
- * @disk: gendisk, from the MAPPED state until unmap
+ * @disk: gendisk, from the MAPPED state until unmap; set and cleared
+ *	under sess->lock.  Unmap moves the device out of MAPPED (under that
+ *	lock) before the disk goes, so under sess->lock a MAPPED device's
+ *	disk, if set, is alive.
  * @state: enum rnbd_clt_dev_state; written under sess->lock, read
  *	locklessly on the IO path
  * @held: the session quiesced the disk's queue; under sess->lock

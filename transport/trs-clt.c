@@ -366,8 +366,15 @@ void trs_clt_close(struct trs_clt_sess *sess)
 		trs_clt_path_close(path);
 	cancel_delayed_work_sync(&sess->loss_work);
 	cancel_work_sync(&sess->notice_work);
+	/*
+	 * The session is still on trs_clt_sessions, whose walker (device
+	 * removal), like trs_clt_connected() and the other lockless readers,
+	 * reads the paths under RCU only: a grace period before each goes.
+	 * No other writer: closing keeps paths from being added or removed.
+	 */
 	list_for_each_entry_safe(path, tmp, &sess->paths, entry) {
-		list_del(&path->entry);
+		list_del_rcu(&path->entry);
+		synchronize_rcu();
 		trs_clt_path_free(path);
 	}
 	trs_clt_info(sess, "closed\n");

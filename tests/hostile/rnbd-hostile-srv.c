@@ -49,6 +49,8 @@
 #define SRV_OBSERVE_MS		3000
 #define SRV_BATCH_WAIT_MS	200
 #define SRV_MAX_LIES		32
+#define SRV_DELAY_MS		5000		/* info-slow, reopen-slow */
+#define SRV_MAX_SLOW		8		/* answers held back at once */
 /* room after the last chunk for a reply that writes past its chunk */
 #define SRV_SLACK		8192u
 
@@ -62,6 +64,7 @@ enum wr_kind {
 	WR_REPLY,
 	WR_LIE,		/* a reply that lies */
 	WR_TABLE,
+	WR_HB,		/* our heartbeat */
 };
 
 #define WR_ID(kind, slot)	((uint64_t)(kind) << 32 | (uint32_t)(slot))
@@ -113,6 +116,9 @@ enum mode {
 	M_OPEN_HANG,
 	M_OPEN_ERRNO,
 	M_REOPEN_ERRNO,
+	M_REOPEN_SLOW,
+	/* device size */
+	M_INFO_SLOW,
 	NR_MODES
 };
 
@@ -157,6 +163,8 @@ static const struct {
 	[M_OPEN_HANG]		= { "open-hang", "every OPEN: never answered" },
 	[M_OPEN_ERRNO]		= { "open-errno", "every OPEN: status 4095, 512 (ERESTARTSYS), 513 (ERESTARTNOINTR) or 104 (ECONNRESET) in turn, or --errno" },
 	[M_REOPEN_ERRNO]	= { "reopen-errno", "odd sessions: honest, dropped 2 s after their first OPEN; even ones: OPEN answered with ECONNRESET (or --errno)" },
+	[M_REOPEN_SLOW]		= { "reopen-slow", "SIGUSR1 drops every session; each OPEN of a later session answered after --delay-ms" },
+	[M_INFO_SLOW]		= { "info-slow", "heartbeats with TRS_CAP_NOTICE; SIGUSR1: the next one carries TRS_HB_NOTICE; each INFO answered after --delay-ms" },
 };
 
 #define M_CYCLE		NR_MODES	/* --mode cycle */
@@ -175,6 +183,7 @@ static struct {
 	unsigned long honest_after;	/* later sessions are honest; 0: none */
 	unsigned int observe_ms;
 	unsigned int errno_val;		/* open-, reopen-, reject-errno */
+	unsigned int delay_ms;		/* info-slow, reopen-slow */
 	bool no_slot_gen;		/* refuse TRS_CAP_SLOT_GEN */
 	uint64_t seed;
 } opt = {
@@ -182,9 +191,12 @@ static struct {
 	.port		= SRV_DEFAULT_PORT,
 	.mode		= M_HONEST,
 	.observe_ms	= SRV_OBSERVE_MS,
+	.delay_ms	= SRV_DELAY_MS,
 };
 
 static atomic_int stop;
+/* SIGUSR1: reopen-slow drops its sessions, info-slow sends a notice */
+static atomic_int usr1;
 static struct rdma_event_channel *cm_ch;
 static struct rdma_cm_id *listen_id;
 static struct sess *sessions;
@@ -295,6 +307,20 @@ struct sess {
 	struct conn		*batch_conn;
 	int64_t			batch_t;
 	int64_t			drop_at;	/* reopen-errno: when we hang up */
+	/* info-slow */
+	uint64_t		hb_tx;		/* heartbeats sent */
+	int64_t			hb_next;	/* when the next one goes */
+	bool			hb_busy;	/* one in flight */
+	bool			notice;		/* the next one carries a notice */
+	bool			notice_on;	/* TRS_CAP_NOTICE granted */
+	/* info-slow, reopen-slow: answers held back until their time */
+	struct {
+		bool		used;
+		int64_t		due;
+		int64_t		t0;
+		struct req	r;
+		uint32_t	len;
+	} slow[SRV_MAX_SLOW];
 	struct lie		lies[SRV_MAX_LIES];
 };
 
@@ -400,6 +426,8 @@ static const char *req_name(const struct req *r)
 		return "OPEN";
 	case RNBD_MSG_CLOSE:
 		return "CLOSE";
+	case RNBD_MSG_INFO:
+		return "INFO";
 	case RNBD_MSG_IO:
 		return r->op < 5 ? ops[r->op] : "IO(bad op)";
 	default:
@@ -624,8 +652,8 @@ static void sess_reap(void)
 			    s->late.slot);
 		lies_end(s, now);
 		if (s->hb)
-			say(s, "%" PRIu64 " heartbeats received from the client, none sent",
-			    s->hb_rx);
+			say(s, "%" PRIu64 " heartbeats received from the client, %" PRIu64 " sent",
+			    s->hb_rx, s->hb_tx);
 		say(s, "ended after %" PRId64 " ms: %s (%" PRIu64 " requests, %u lies)",
 		    now - s->t_start, s->why, s->nr_reqs, s->nr_lies);
 		sess_destroy(s);
@@ -824,8 +852,10 @@ static void on_connect0(struct rdma_cm_id *id, const struct trs_msg_conn_req *re
 						      SRV_QUEUE_DEPTH;
 	s->max_io_size = SRV_MAX_IO_SIZE;
 	s->chunk_size = TRS_HDR_AREA + s->max_io_size;
-	s->hb = s->mode == M_HB_SILENT &&
+	s->hb = (s->mode == M_HB_SILENT || s->mode == M_INFO_SLOW) &&
 		(s->client_caps & TRS_CAP_HEARTBEAT);
+	s->notice_on = s->mode == M_INFO_SLOW && s->hb &&
+		       (s->client_caps & TRS_CAP_NOTICE);
 	/* as the kernel server: granted when asked */
 	s->slot_gen = !opt.no_slot_gen &&
 		      (s->client_caps & TRS_CAP_SLOT_GEN);
@@ -834,6 +864,7 @@ static void on_connect0(struct rdma_cm_id *id, const struct trs_msg_conn_req *re
 		.ver_major	= TRS_PROTO_VER_MAJOR,
 		.ver_minor	= TRS_PROTO_VER_MINOR,
 		.caps		= htole32((s->hb ? TRS_CAP_HEARTBEAT : 0) |
+					  (s->notice_on ? TRS_CAP_NOTICE : 0) |
 					  (s->slot_gen ? TRS_CAP_SLOT_GEN : 0)),
 		.queue_depth	= htole16((uint16_t)s->qd),
 		.max_segments	= htole16((uint16_t)(s->max_io_size / 4096 + 1)),
@@ -1018,6 +1049,75 @@ static void open_rsp_fill(struct sess *s, struct req *r)
 static bool open_lie(struct sess *s, struct req *r);
 static void late_lie(struct sess *s, const struct req *r);
 
+/*
+ * info-slow, reopen-slow: answer @r (its answer of @len bytes is in its
+ * slot's data area already) after --delay-ms, from sess_tick().  With no
+ * room left it is answered now.
+ */
+static void slow_add(struct sess *s, struct req *r, uint32_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < SRV_MAX_SLOW; i++) {
+		if (s->slow[i].used)
+			continue;
+		s->slow[i].used = true;
+		s->slow[i].t0 = now_ms();
+		s->slow[i].due = s->slow[i].t0 + opt.delay_ms;
+		s->slow[i].r = *r;
+		s->slow[i].len = len;
+		lie(s, req_name(r), 0, "%s on slot %u: answer held back %u ms",
+		    req_name(r), r->slot, opt.delay_ms);
+		/* printed now too: a test waits for it to act meanwhile */
+		say(s, "%s on slot %u: answer held back %u ms", req_name(r),
+		    r->slot, opt.delay_ms);
+		return;
+	}
+	say(s, "%s on slot %u: no room to hold it back: answered now",
+	    req_name(r), r->slot);
+	respond(s, r, 0, len);
+}
+
+/* The held-back answers whose time has come. */
+static void slow_tick(struct sess *s, int64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < SRV_MAX_SLOW; i++) {
+		if (!s->slow[i].used || now < s->slow[i].due)
+			continue;
+		s->slow[i].used = false;
+		say(s, "%s on slot %u answered after %" PRId64 " ms",
+		    req_name(&s->slow[i].r), s->slow[i].r.slot,
+		    now - s->slow[i].t0);
+		respond(s, &s->slow[i].r, 0, s->slow[i].len);
+	}
+}
+
+/* INFO: what the device is like now (the OPEN answer again). */
+static void serve_info(struct sess *s, struct req *r)
+{
+	struct rnbd_msg_info msg;
+
+	if (r->usr_len != sizeof(msg) || r->th.dir != TRS_DIR_READ ||
+	    r->data_len < sizeof(struct rnbd_msg_open_rsp)) {
+		respond(s, r, EPROTO, 0);
+		return;
+	}
+	memcpy(&msg, r->usr, sizeof(msg));
+	if (le32toh(msg.dev_id) != 1) {
+		respond(s, r, ENODEV, 0);
+		return;
+	}
+	open_rsp_fill(s, r);
+	if (s->mode == M_INFO_SLOW) {
+		slow_add(s, r, sizeof(struct rnbd_msg_open_rsp));
+		return;
+	}
+	say(s, "INFO dev_id 1 on slot %u: 1 MiB", r->slot);
+	respond(s, r, 0, sizeof(struct rnbd_msg_open_rsp));
+}
+
 static void serve_open(struct sess *s, struct req *r)
 {
 	struct rnbd_msg_open msg;
@@ -1196,6 +1296,9 @@ static void serve(struct sess *s, struct req *r)
 	case RNBD_MSG_CLOSE:
 		serve_close(s, r);
 		break;
+	case RNBD_MSG_INFO:
+		serve_info(s, r);
+		break;
 	case RNBD_MSG_IO:
 		serve_io(s, r);
 		break;
@@ -1256,6 +1359,7 @@ static void on_wc(struct conn *c, const struct ibv_wc *wc)
 	static const char *const kinds[] = {
 		[WR_RECV] = "receive", [WR_REPLY] = "reply",
 		[WR_LIE] = "lying reply", [WR_TABLE] = "chunk table",
+		[WR_HB] = "heartbeat",
 	};
 
 	if (kind != WR_RECV && c->sq_out)
@@ -1272,17 +1376,21 @@ static void on_wc(struct conn *c, const struct ibv_wc *wc)
 				  wc->vendor_err);
 		else
 			sess_fail(s, "our %s (slot %u) on conn %u failed: %s (vendor error %#x)",
-				  kind < 5 && kinds[kind] ? kinds[kind] : "WR",
+				  kind <= WR_HB && kinds[kind] ? kinds[kind] : "WR",
 				  WR_SLOT(wc->wr_id), c->idx,
 				  ibv_wc_status_str(wc->status), wc->vendor_err);
 		return;
 	}
 	if (s->closing)
 		return;
-	if (kind == WR_RECV)
+	if (kind == WR_RECV) {
 		on_recv(c, wc);
-	else if (kind == WR_TABLE)
+	} else if (kind == WR_TABLE) {
 		table_done_lie(s);
+	} else if (kind == WR_HB) {
+		s->hb_busy = false;
+		s->hb_tx++;
+	}
 }
 
 /* Every completion of a session's channel. */
@@ -1674,6 +1782,13 @@ static bool open_lie(struct sess *s, struct req *r)
 		    r->slot, st);
 		respond(s, r, (int)st, 0);
 		return true;
+	case M_REOPEN_SLOW:
+		/* the first session is honest: the maps */
+		if (!s->variant)
+			return false;
+		open_rsp_fill(s, r);
+		slow_add(s, r, sizeof(*rsp));
+		return true;
 	default:
 		return false;
 	}
@@ -1911,6 +2026,59 @@ static void respond(struct sess *s, struct req *r, int status, uint32_t len)
 		post_rsp(s, &rsp, WR_REPLY);
 }
 
+/* info-slow: our heartbeat on connection 0, a notice in it if asked */
+static void hb_tick(struct sess *s, int64_t now)
+{
+	struct conn *c = &s->conns[0];
+	uint32_t arg = s->notice ? TRS_HB_NOTICE : 0;
+	struct ibv_send_wr wr = {
+		.wr_id		= WR_ID(WR_HB, 0),
+		.opcode		= IBV_WR_SEND_WITH_IMM,
+		.send_flags	= IBV_SEND_SIGNALED,
+		.imm_data	= htonl(trs_imm_pack(TRS_IMM_HB, 0, arg)),
+	}, *bad;
+	int err;
+
+	if (s->mode != M_INFO_SLOW || !s->hb || !s->table_sent || s->hb_busy)
+		return;
+	if (!s->hb_next)
+		s->hb_next = now + TRS_HB_INTERVAL_MS;
+	if (now < s->hb_next)
+		return;
+	if (c->sq_out >= c->sq_max) {
+		sess_fail(s, "our send queue on conn 0 is full");
+		return;
+	}
+	err = ibv_post_send(c->id->qp, &wr, &bad);
+	if (err) {
+		sess_fail(s, "posting a heartbeat failed: %s", strerror(err));
+		return;
+	}
+	c->sq_out++;
+	s->hb_busy = true;
+	s->hb_next = now + TRS_HB_INTERVAL_MS;
+	if (arg) {
+		s->notice = false;
+		say(s, "heartbeat with TRS_HB_NOTICE sent");
+	}
+}
+
+/* SIGUSR1 */
+static void usr1_act(struct sess *s)
+{
+	if (s->closing)
+		return;
+	if (s->mode == M_REOPEN_SLOW) {
+		lie(s, "drop", 0, "we drop the session (rdma_disconnect) on SIGUSR1");
+		sess_fail(s, "we disconnected so that the client reopens (lie)");
+	} else if (s->mode == M_INFO_SLOW) {
+		if (s->notice_on)
+			s->notice = true;
+		else
+			say(s, "SIGUSR1: TRS_CAP_NOTICE not granted, no notice to send");
+	}
+}
+
 static void sess_tick(struct sess *s, int64_t now)
 {
 	if (s->closing)
@@ -1921,6 +2089,10 @@ static void sess_tick(struct sess *s, int64_t now)
 		return;
 	}
 	batch_tick(s, now);
+	slow_tick(s, now);
+	hb_tick(s, now);
+	if (s->closing)
+		return;
 	if (s->drop_at && now >= s->drop_at) {
 		s->drop_at = 0;
 		lie(s, "drop", 0, "we drop the session (rdma_disconnect) 2 s after its OPEN");
@@ -1935,8 +2107,10 @@ static void sess_tick(struct sess *s, int64_t now)
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	atomic_store(&stop, 1);
+	if (sig == SIGUSR1)
+		atomic_store(&usr1, 1);
+	else
+		atomic_store(&stop, 1);
 }
 
 static void print_usage(FILE *f)
@@ -1944,7 +2118,7 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: rnbd-hostile-srv [--addr ADDR] [--port PORT] [--mode MODE|cycle]\n"
 		"                        [--sessions N] [--honest-after N] [--observe-ms MS]\n"
-		"                        [--errno N] [--no-slot-gen] [--seed N]\n"
+		"                        [--errno N] [--delay-ms MS] [--no-slot-gen] [--seed N]\n"
 		"       rnbd-hostile-srv --list\n"
 		"\n"
 		"A hostile rnbd server: speaks the rnbd wire protocol to the kernel client\n"
@@ -1960,14 +2134,17 @@ static void print_usage(FILE *f)
 		"  --observe-ms MS    how long a lie's outcome is watched before it is printed\n"
 		"                     as \"kept going\" (default %u)\n"
 		"  --errno N          status of open-errno and reopen-errno OPEN answers\n"
+		"  --delay-ms MS      how long info-slow and reopen-slow hold an answer back\n"
+		"                     (default %u)\n"
 		"  --no-slot-gen      do not grant TRS_CAP_SLOT_GEN (replies carry no\n"
 		"                     generation: the client cannot tell a late one)\n"
 		"  --seed N           seed of the garbage (default: time)\n"
 		"  --list             print the modes\n"
 		"\n"
 		"Exit: 0 killed (SIGTERM/SIGINT) or --sessions reached, 1 cannot listen\n"
-		"(no RDMA device...), 2 bad usage.\n",
-		SRV_DEFAULT_PORT, SRV_OBSERVE_MS);
+		"(no RDMA device...), 2 bad usage.  SIGUSR1: see reopen-slow and\n"
+		"info-slow.\n",
+		SRV_DEFAULT_PORT, SRV_OBSERVE_MS, SRV_DELAY_MS);
 }
 
 static bool parse_ulong(const char *s, unsigned long max, unsigned long *v)
@@ -1990,6 +2167,7 @@ static int parse_args(int argc, char **argv)
 		{ "observe-ms",		required_argument, NULL, 'o' },
 		{ "seed",		required_argument, NULL, 's' },
 		{ "errno",		required_argument, NULL, 'e' },
+		{ "delay-ms",		required_argument, NULL, 'd' },
 		{ "no-slot-gen",	no_argument,	   NULL, 'g' },
 		{ "list",		no_argument,	   NULL, 'l' },
 		{ "help",		no_argument,	   NULL, 'h' },
@@ -2060,6 +2238,14 @@ static int parse_args(int argc, char **argv)
 				return 2;
 			}
 			opt.errno_val = (unsigned int)v;
+			break;
+		case 'd':
+			if (!parse_ulong(optarg, 600000, &v) || !v) {
+				fprintf(stderr, "rnbd-hostile-srv: bad --delay-ms (1..600000): %s\n",
+					optarg);
+				return 2;
+			}
+			opt.delay_ms = (unsigned int)v;
 			break;
 		case 's':
 			if (!parse_ulong(optarg, ~0ul, &v)) {
@@ -2177,6 +2363,7 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
 	err = srv_listen();
@@ -2220,6 +2407,9 @@ int main(int argc, char **argv)
 				sess_cq_events(who[i]);
 		if (pfd[0].revents)
 			cm_events();
+		if (atomic_exchange(&usr1, 0))
+			for (s = sessions; s; s = s->next)
+				usr1_act(s);
 		now = now_ms();
 		for (s = sessions; s; s = s->next)
 			sess_tick(s, now);
