@@ -494,6 +494,11 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		goto free_path;
 	mutex_unlock(&trs_srv_mutex);
 
+	/*
+	 * Tests widen the window in which the path is linked and not set up
+	 * yet, while its session may be closed or the path replaced.
+	 */
+	TRS_FI_DELAY();
 	err = trs_srv_path_dev_init(path, dev);
 	if (err) {
 		trs_srv_path_fail(path, "no resources for its chunks");
