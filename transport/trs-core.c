@@ -67,6 +67,22 @@ noinline bool trs_should_fail_alloc(void)
 }
 EXPORT_SYMBOL_GPL(trs_should_fail_alloc);
 ALLOW_ERROR_INJECTION(trs_should_fail_alloc, TRUE);
+
+/**
+ * trs_should_delay() - whether the site asking must sleep a while
+ *
+ * The fail_function target of TRS_FI_DELAY() (include/rnbd/fault-inject.h),
+ * kept apart from trs_should_fail_alloc() so that a test can widen a race
+ * window without failing allocations.
+ *
+ * Return: false, or true where a test arms it.
+ */
+noinline bool trs_should_delay(void)
+{
+	return false;
+}
+EXPORT_SYMBOL_GPL(trs_should_delay);
+ALLOW_ERROR_INJECTION(trs_should_delay, TRUE);
 #endif
 
 MODULE_DESCRIPTION("RNBD RDMA transport: shared helpers");

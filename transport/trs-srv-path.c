@@ -98,19 +98,19 @@ static void trs_srv_chunk_unmap(struct trs_srv_path *path,
 
 /**
  * trs_srv_path_dev_init() - PD, chunks, MRs and chunk table buffer
- * @path: a path from trs_srv_path_alloc()
- * @dev: RDMA device of its connection 0
+ * @path: a path from trs_srv_path_alloc(), its setup not done: its close
+ *	work, if it was failed already, waits
  *
  * What is allocated is freed with the path, also after a failure.
  *
  * Return: 0 or a negative errno.
  */
-int trs_srv_path_dev_init(struct trs_srv_path *path, struct ib_device *dev)
+int trs_srv_path_dev_init(struct trs_srv_path *path)
 {
+	struct ib_device *dev = path->ibdev;
 	u32 qd = path->queue_depth, i;
 	int err;
 
-	path->ibdev = dev;
 	path->pd = TRS_FI(ib_alloc_pd(dev, 0), ERR_PTR(-ENOMEM));
 	if (IS_ERR(path->pd)) {
 		err = PTR_ERR(path->pd);
@@ -302,9 +302,14 @@ static void trs_srv_close_work(struct work_struct *work)
 	u32 i;
 
 	/*
-	 * A connect that saw the path alive has set its connection by now;
-	 * later ones see it closing.
+	 * The connect of connection 0 may still be setting the path up
+	 * (trs_srv_path_join() fills its PD and chunks without
+	 * trs_srv_mutex): nothing is torn down before it is done.  A connect
+	 * of another connection that saw the path alive has set its
+	 * connection by the time we get trs_srv_mutex; later ones see it
+	 * closing.
 	 */
+	wait_for_completion(&path->setup_done);
 	mutex_lock(&trs_srv_mutex);
 	mutex_unlock(&trs_srv_mutex);
 	cancel_delayed_work_sync(&path->setup_work);
@@ -385,6 +390,7 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 	path->path_id = le16_to_cpu(req->path_id);
 	snprintf(path->name, sizeof(path->name), "%s/%u", sess->name,
 		 path->path_id);
+	path->ibdev = cm_id->device;
 	path->src = cm_id->route.addr.src_addr;
 	path->dst = cm_id->route.addr.dst_addr;
 	path->hca_port = cm_id->port_num;
@@ -399,6 +405,7 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 	INIT_WORK(&path->close_work, trs_srv_close_work);
 	INIT_WORK(&path->free_work, trs_srv_free_work);
 	INIT_DELAYED_WORK(&path->setup_work, trs_srv_setup_timeout);
+	init_completion(&path->setup_done);
 	path->tag_idx_mask = rsp->caps & cpu_to_le32(TRS_CAP_SLOT_GEN) ?
 			     TRS_IMM_MASK(TRS_SLOT_IDX_BITS) :
 			     TRS_IMM_MASK(TRS_IMM_SLOT_BITS);
@@ -423,6 +430,18 @@ free_path:
 void trs_srv_path_discard(struct trs_srv_path *path)
 {
 	trs_srv_path_free(path);
+}
+
+/**
+ * trs_srv_path_setup_done() - the connect of connection 0 is done with it
+ * @path: a path of trs_srv_path_join(), set up or failed
+ *
+ * Lets its close work run; the caller must not touch @path afterwards
+ * unless it holds trs_srv_mutex (which the close work takes next).
+ */
+void trs_srv_path_setup_done(struct trs_srv_path *path)
+{
+	complete(&path->setup_done);
 }
 
 /**

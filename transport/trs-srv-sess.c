@@ -426,7 +426,9 @@ static int trs_srv_sess_link(struct trs_srv_path *path)
  * Connection 0 of a path: find or create its session, admit and allocate
  * the path and link it.  Its chunks are allocated without trs_srv_mutex,
  * so that closing paths do not wait for it; a failure there fails the
- * path, whose close work undoes the rest.
+ * path, whose close work undoes the rest.  Linked, the path may be failed
+ * by anyone at any time, but its close work waits until the caller calls
+ * trs_srv_path_setup_done(): until then the returned path is the caller's.
  */
 static struct trs_srv_path *
 trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
@@ -494,9 +496,15 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		goto free_path;
 	mutex_unlock(&trs_srv_mutex);
 
-	err = trs_srv_path_dev_init(path, dev);
+	/*
+	 * Tests widen the window in which the path is linked and not set up
+	 * yet, while its session may be closed or the path replaced.
+	 */
+	TRS_FI_DELAY();
+	err = trs_srv_path_dev_init(path);
 	if (err) {
 		trs_srv_path_fail(path, "no resources for its chunks");
+		trs_srv_path_setup_done(path);
 		return ERR_PTR(err);
 	}
 	return path;
@@ -532,8 +540,9 @@ trs_srv_path_attach(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	    crypto_memneq(req->sess_key, sess->key, TRS_SESS_KEY_LEN))
 		return ERR_PTR(-ENOENT);
 	spin_lock_irq(&sess->lock);
+	/* one whose connection 0 is accepted, so set up (see path_join) */
 	list_for_each_entry(path, &sess->paths, sess_entry)
-		if (path->path_id == id &&
+		if (path->path_id == id && path->conns[0] &&
 		    READ_ONCE(path->state) == TRS_SRV_CONNECTING)
 			found = path;
 	spin_unlock_irq(&sess->lock);
@@ -608,14 +617,18 @@ int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	if (err) {
 		/* rdma_accept() rejected it already */
 		trs_srv_conn_destroy(conn);
-		if (!idx)
+		if (!idx) {
 			trs_srv_path_fail(path, "accept failed");
+			trs_srv_path_setup_done(path);
+		}
 		mutex_unlock(&trs_srv_mutex);
 		return err;
 	}
 	path->conns[idx] = conn;
-	if (!idx)
+	if (!idx) {
 		trs_srv_path_start(path);
+		trs_srv_path_setup_done(path);
+	}
 	mutex_unlock(&trs_srv_mutex);
 	return 0;
 
@@ -623,6 +636,9 @@ fail_path:
 	if (!idx)
 		trs_srv_path_fail(path, "no resources for connection 0");
 unlock:
+	/* connection 0 of a path that is not alive: its close work may go on */
+	if (!idx)
+		trs_srv_path_setup_done(path);
 	mutex_unlock(&trs_srv_mutex);
 reject:
 	trs_srv_reject(cm_id, err);

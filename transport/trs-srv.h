@@ -13,6 +13,14 @@
  * violation, the user refusing or closing the session, a handshake
  * timeout, a reconnect of the same path, device removal, trs_srv_close())
  * goes through trs_srv_path_fail(), which queues that work once.
+ *
+ * A path is linked into its session before it is set up: the connect of
+ * its connection 0 allocates its PD, chunks and MRs after dropping
+ * trs_srv_mutex, and then accepts the connection.  Anything that walks the
+ * session's paths may fail it meanwhile (the user closing the session, a
+ * replacing join, device removal), so the connect owns the path until it
+ * completes @setup_done, which its close work waits for before it tears
+ * anything down; the path cannot be freed before either.
  */
 #ifndef TRS_SRV_H
 #define TRS_SRV_H
@@ -194,6 +202,9 @@ enum trs_srv_state {
  * @close_work: tears the path down
  * @free_work: frees it once @inflight is zero
  * @setup_work: handshake timeout
+ * @setup_done: the connect of connection 0 is done with the path: set up
+ *	(or failed) and its connection accepted (or not); completed once, by
+ *	that connect.  The close work waits for it first.
  * @hb: heartbeat timer: sends ours and checks the client's
  * @hb_cqe: completion of our heartbeat
  * @hb_on: the client does heartbeats (TRS_CAP_HEARTBEAT)
@@ -202,7 +213,8 @@ enum trs_srv_state {
  * @tag_idx_mask: the bits of a request's slot field that are the slot index:
  *	all of them, or the index bits only with TRS_CAP_SLOT_GEN
  * @hb_busy: our heartbeat is in flight; guarded by conns[0]->lock
- * @ibdev: RDMA device of every connection
+ * @ibdev: RDMA device of every connection, that of connection 0's CM id;
+ *	set before the path is linked
  * @hca_port: its port (of connection 0)
  * @pd: protection domain
  * @busy: slots with a request not answered yet
@@ -239,6 +251,7 @@ struct trs_srv_path {
 	struct work_struct	close_work;
 	struct work_struct	free_work;
 	struct delayed_work	setup_work;
+	struct completion	setup_done;
 	struct trs_hb		hb;
 	struct ib_cqe		hb_cqe;
 	bool			hb_on;
@@ -344,7 +357,8 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 					const struct trs_msg_conn_rsp *rsp,
 					u64 bytes);
 void trs_srv_path_discard(struct trs_srv_path *path);
-int trs_srv_path_dev_init(struct trs_srv_path *path, struct ib_device *dev);
+int trs_srv_path_dev_init(struct trs_srv_path *path);
+void trs_srv_path_setup_done(struct trs_srv_path *path);
 void trs_srv_path_start(struct trs_srv_path *path);
 bool trs_srv_path_alive(struct trs_srv_path *path);
 void trs_srv_path_fail(struct trs_srv_path *path, const char *why);

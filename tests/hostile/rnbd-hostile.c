@@ -47,12 +47,14 @@ static struct {
 	int timeout_ms;
 	bool verbose;
 	int flood_qd;
+	int race_sessions;
 } opt = {
 	.port = TRS_DEFAULT_PORT,
 	.rounds = 1,
 	.flood_scale = 1,
 	.timeout_ms = 5000,
 	.flood_qd = 32,
+	.race_sessions = 10,
 };
 
 /*
@@ -3347,20 +3349,93 @@ static void grp_idle(void)
 		sess_free(s[i]);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Group join-race                                                        */
+
+/*
+ * A multipath session is made, and its client then joins path 1 to it
+ * again and again with the key (each connect replacing the last, whose
+ * second connection never comes), until the server closes the session for
+ * having no device (idle_session_sec, which the test sets short).  The
+ * server's close and the setup of a joining path race; both must end
+ * cleanly.  Outcome: "session closed" when the server closed it, with a
+ * summary line of the joins: a join the server refuses ECONNRESET is one
+ * whose path was closed while it was being set up.
+ */
+static struct outcome c_join_race(long nr)
+{
+	static const struct sess_opts host_so = {
+		.small = true, .max_qd = 16, .caps = TRS_CAP_MULTIPATH,
+	};
+	const struct sess_opts join_so = {
+		.small = true, .conn_cnt = 2, .max_qd = opt.flood_qd,
+		.caps = TRS_CAP_MULTIPATH,
+	};
+	unsigned long acc = 0, rej = 0, reset = 0, other = 0;
+	struct trs_msg_conn_req r;
+	struct outcome o, last = OUT(O_ACCEPTED, 0);
+	struct hsess *h, *j;
+	long t0;
+	int err;
+
+	h = sess_new(&host_so, &o);
+	if (!h)
+		return o;
+	t0 = now_ms();
+	while (!h->closed && now_ms() - t0 < opt.idle_wait * 1000L) {
+		j = sess_alloc(&join_so);
+		conn_req_fill(h, 0, &r);
+		memcpy(r.sess_key, h->key, sizeof(r.sess_key));
+		r.conn_cnt = htole16(join_so.conn_cnt);
+		r.max_queue_depth = htole16(join_so.max_qd);
+		r.path_id = htole16(1);
+		err = conn_prepare(j, 0);
+		o = err ? errno_outcome(err) : conn_connect(j, 0, &r, sizeof(r));
+		if (o.k == O_ACCEPTED)
+			acc++;
+		else if (o.k == O_REJECTED)
+			rej++, reset += o.err == ECONNRESET, last = o;
+		else
+			other++, last = o;
+		sess_free(j);
+		pump(h, 0);
+	}
+	o = h->closed ? OUT(O_CLOSED, 0) : OUT_TIMEOUT(opt.idle_wait * 1000);
+	printf("hostile: join-race: session %ld: %lu joins accepted, %lu rejected (%lu ECONNRESET), %lu other (last %s), %s after %ld ms\n",
+	       nr, acc, rej, reset, other, outcome_str(last),
+	       h->closed ? "closed by the server" : "still open",
+	       now_ms() - t0);
+	sess_free(h);
+	return o;
+}
+
+static void grp_join_race(void)
+{
+	long i;
+
+	for (i = 0; i < opt.race_sessions; i++)
+		CASE("join-race", "session %ld of %d: path 1 joined with the key until the server closes it, up to %d s",
+		     i + 1, opt.race_sessions, opt.idle_wait)
+			end_case(c_join_race(i + 1));
+}
+
 struct group {
 	const char *name;
 	void (*run)(void);
 	bool randomised;
 	const char *desc;
+	bool named_only;	/* not in "all": runs only when named */
 };
 
 static const struct group groups[] = {
-	{ "cm", grp_cm, true, "connect request private data" },
-	{ "imm", grp_imm, true, "immediate data and work request types" },
-	{ "req", grp_req, true, "transport request header" },
-	{ "blk", grp_blk, true, "block messages OPEN, CLOSE, IO" },
-	{ "flood", grp_flood, false, "many sessions, connections, requests" },
-	{ "idle", grp_idle, false, "sessions that say nothing" },
+	{ "cm", grp_cm, true, "connect request private data", false },
+	{ "imm", grp_imm, true, "immediate data and work request types", false },
+	{ "req", grp_req, true, "transport request header", false },
+	{ "blk", grp_blk, true, "block messages OPEN, CLOSE, IO", false },
+	{ "flood", grp_flood, false, "many sessions, connections, requests", false },
+	{ "idle", grp_idle, false, "sessions that say nothing", false },
+	{ "join-race", grp_join_race, false,
+	  "paths joining a session the server closes (named only)", true },
 };
 
 #define NR_GROUPS	((int)(ARRAY_SIZE(groups)))
@@ -3376,7 +3451,8 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: rnbd-hostile --server ADDR [--port N] [--seed N] [--cases GROUP,...|all]\n"
 		"                    [--rounds N] [--device PATH] [--flood-scale N]\n"
-		"                    [--flood-qd N] [--idle-wait SEC] [--timeout MS] [--verbose]\n"
+		"                    [--flood-qd N] [--idle-wait SEC] [--race-sessions N]\n"
+		"                    [--timeout MS] [--verbose]\n"
 		"       rnbd-hostile --list\n"
 		"A hostile client of the rnbd server: sends malformed input of every kind\n"
 		"and prints what the server did with each.  See tests/hostile/README.\n"
@@ -3411,6 +3487,7 @@ int main(int argc, char **argv)
 		{ "flood-scale", required_argument, NULL, 'f' },
 		{ "flood-qd",	 required_argument, NULL, 'q' },
 		{ "idle-wait",	 required_argument, NULL, 'i' },
+		{ "race-sessions", required_argument, NULL, 'R' },
 		{ "timeout",	 required_argument, NULL, 't' },
 		{ "list",	 no_argument,	    NULL, 'l' },
 		{ "verbose",	 no_argument,	    NULL, 'v' },
@@ -3463,6 +3540,10 @@ int main(int argc, char **argv)
 		case 'i':
 			opt.idle_wait = parse_num(optarg, "idle wait", 0, 3600);
 			break;
+		case 'R':
+			opt.race_sessions = parse_num(optarg, "race sessions",
+						      1, 10000);
+			break;
 		case 't':
 			opt.timeout_ms = parse_num(optarg, "timeout", 100,
 						   600000);
@@ -3499,7 +3580,8 @@ int main(int argc, char **argv)
 	for (tok = strtok_r(cl, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		for (g = 0; g < NR_GROUPS; g++)
-			if (!strcmp(tok, "all") || !strcmp(tok, groups[g].name))
+			if ((!strcmp(tok, "all") && !groups[g].named_only) ||
+			    !strcmp(tok, groups[g].name))
 				sel[g] = true;
 		if (strcmp(tok, "all")) {
 			for (g = 0; g < NR_GROUPS; g++)
@@ -3525,13 +3607,14 @@ int main(int argc, char **argv)
 			group_seed(g, 0);
 			memset(&cs.group, 0, sizeof(cs.group));
 			groups[g].run();
-			printf("%-6s %4zu inputs  %s%s\n", groups[g].name,
+			printf("%-9s %4zu inputs  %s%s\n", groups[g].name,
 			       cs.group.n, groups[g].desc,
 			       groups[g].randomised ? " (randomised)" : "");
-			total += cs.group.n;
+			if (!groups[g].named_only)
+				total += cs.group.n;
 			free(cs.group.v);
 		}
-		printf("total  %4lu inputs per round\n", total);
+		printf("total     %4lu inputs per round of all\n", total);
 		return 0;
 	}
 	if (!opt.server) {
