@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # desc: flush and FUA reach the server device (fio --fsync=1 counted in its
 #       flush statistics; an O_DSYNC write arrives with RNBD_F_FUA in the
-#       server's io_submit event), the write cache and FUA flags are
+#       server's io_submit event and goes to its device as a FUA bio),
+#       the write cache and FUA flags are
 #       mirrored, discard and write-zeroes work (blkdiscard, blkdiscard -z)
 #       and read back zeroes; write-zeroes reaches the server as
 #       WRITE_ZEROES where the device has it, and as zero pages written
@@ -33,13 +34,19 @@ log "flushes: client $c0 -> $c1, server $s0 -> $s1"
 expect_eq "flushes that reached the server" $((s1 - s0)) $((c1 - c0))
 
 # server_ops CMD...: the server's io_submit events while CMD runs, one
-# "op=OP flags=0xF len=N" line each
+# "op=OP flags=0xF len=N" line each; the bios queued to the server's
+# device meanwhile (block_bio_queue: "RWBS SECTORS") go to /tmp/bios
 TR=/sys/kernel/tracing
+ndev=$(tr : , <"/sys/block/$(basename "$nb")/dev")
 server_ops() {
 	echo >"$TR/trace"
 	echo 1 >"$TR/events/rnbd_srv/rnbd_srv_io_submit/enable"
+	echo 1 >"$TR/events/block/block_bio_queue/enable"
 	"$@" || { echo 0 >"$TR/events/rnbd_srv/rnbd_srv_io_submit/enable"; die "$*"; }
 	echo 0 >"$TR/events/rnbd_srv/rnbd_srv_io_submit/enable"
+	echo 0 >"$TR/events/block/block_bio_queue/enable"
+	sed -n "s/.*block_bio_queue: $ndev \([A-Z]*\) [0-9]* + \([0-9]*\) .*/\1 \2/p" \
+		"$TR/trace" >/tmp/bios
 	grep -o 'rnbd_srv_io_submit: .*' "$TR/trace" | grep -o 'op=.*' |
 		sed 's/ sector=[0-9]*//'
 }
@@ -49,9 +56,13 @@ server_ops() {
 ops=$(server_ops dd if=/dev/urandom of=/dev/$dev bs=4k count=4 oflag=direct,dsync)
 log "O_DSYNC writes on the server: $(echo "$ops" | sort | uniq -c | tr '\n' ';')"
 expect_eq "FUA writes on the server" "$(echo "$ops" | grep -c '^op=WRITE flags=0x[0-9a-f]*[13579bdf] len=4096$')" 4
+# ...and the server's bios to its device are FUA writes (rwbs "WF...")
+log "bios to $nb: $(sort /tmp/bios | uniq -c | tr '\n' ';')"
+expect_eq "FUA bios to $nb" "$(grep -c '^WF[A-Z]* 8$' /tmp/bios)" 4
 ops=$(server_ops dd if=/dev/urandom of=/dev/$dev bs=4k count=4 oflag=direct)
 expect_eq "plain writes on the server, without FUA" \
 	"$(echo "$ops" | grep -c '^op=WRITE flags=0x[0-9a-f]*[02468ace] len=4096$')" 4
+expect_eq "plain bios to $nb, without FUA" "$(grep -c '^W[^F]* 8$' /tmp/bios)" 4
 
 head -c 4194304 /dev/urandom | dd of=/dev/$dev bs=1M oflag=direct 2>/dev/null
 zero4m=$(head -c 4194304 /dev/zero | sha256sum | cut -d' ' -f1)
