@@ -170,7 +170,8 @@ wait_log "hs-hb: no heartbeat from the server for 4 s" 30
 ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
 echo "$old_hb" >$HB
 log "hb-silent: noticed $ms ms after the map began (heartbeat_timeout_sec 4)"
-[ "$ms" -ge 4000 ] || die "hb-silent: noticed after $ms ms, before the 4 s timeout"
+# the check runs once a second: a 4 s timeout is noticed after 3 to 5 s
+[ "$ms" -ge 3000 ] || die "hb-silent: noticed after $ms ms, well before the 4 s timeout"
 [ "$ms" -le $((12000 * S)) ] || die "hb-silent: noticed only after $ms ms with a 4 s timeout"
 rw_check "$(dev_of hs-hb)"
 stop

@@ -37,7 +37,8 @@ mend() { tc qdisc del dev eth0 root || die "netem del"; }
 # (1) 10 s of silence
 fio_outage_start "$dev" 16M
 fpid=$FIO_PID
-sleep 3
+# writes flowing before the cut (fio's start under TCG takes seconds)
+wait_io_flowing "$dev" 200
 kill -0 $fpid 2>/dev/null || { cat /tmp/fio.out; die "fio ended before the outage"; }
 kmsg "link silent for 10 s"
 cut
