@@ -43,18 +43,18 @@ kill -0 $fpid 2>/dev/null || { cat /tmp/fio.out; die "fio ended before the outag
 kmsg "link silent for 10 s"
 cut
 # the IO is held, neither completed nor failed, while the link is silent:
-# no write completes from 2 s to 9 s into the silence, and some are in
-# flight (fields 5 and 9 of the device's stat)
+# no write completes from 2 s to 9 s into the silence (field 5 of the
+# device's stat; held requests wait outside the driver, so its in-flight
+# count may be 0), fio is still running, and it ends without an error
 sleep 2
 w0=$(awk '{ print $5 }' /sys/block/$dev/stat)
 sleep 7
 w1=$(awk '{ print $5 }' /sys/block/$dev/stat)
-infl=$(awk '{ print $9 }' /sys/block/$dev/stat)
 sleep 1
 mend
-log "silent link: writes completed $w0 -> $w1, $infl in flight"
+log "silent link: writes completed $w0 -> $w1"
+[ "$w0" -gt 0 ] || die "no write completed before the silence"
 expect_eq "writes completed during the silence" "$w1" "$w0"
-[ "$infl" -gt 0 ] || die "no IO in flight during the silence: it was not held"
 kill -0 $fpid 2>/dev/null || { cat /tmp/fio.out; die "fio ended during the silence"; }
 kmsg "link back"
 t0=$(date +%s)
