@@ -6,6 +6,9 @@
 #   make lint       checkpatch --strict and sparse (C=2); fails on any finding
 #   make man        regenerate Documentation/man/*.[578] from their .scd sources
 #   make check      static checks plus every test case in the QEMU guest
+#   make check KVER=6.12
+#                   the same on Debian's 6.12 kernel (6.1 by default); KVER=
+#                   also for make, make demo and make bench
 #   make check KERNEL=debug
 #                   the same on the debug kernel (KASAN, lockdep, kmemleak,
 #                   fault injection), built first: scripts/debug-kernel
@@ -23,9 +26,11 @@ ifeq ($(strip $(KDIR)),)
 KDIR := $(if $(DEBUG_KERNEL),$(DEBUG_KERNEL)/src,/nonexistent-debug-kernel)
 endif
 endif
-ifeq ($(strip $(KVER)),)
-KVER := $(shell scripts/kver 2>/dev/null)
-endif
+# KVER=6.12 (a series) or KVER=6.12.117+deb12-amd64 (a release): that
+# installed Debian kernel instead (scripts/kver resolves it; scripts/setup
+# installs 6.1 and 6.12), for the build, the guests and the benchmarks.
+override KVER := $(shell scripts/kver $(KVER) 2>/dev/null)
+export KVER
 ifeq ($(strip $(KDIR)),)
 KDIR := /lib/modules/$(KVER)/build
 endif

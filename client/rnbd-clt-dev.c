@@ -15,6 +15,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include <rnbd-compat.h>
+
 #include "rnbd-clt.h"
 #include "rnbd-clt-trace.h"
 
@@ -236,9 +238,9 @@ const struct blk_mq_ops rnbd_clt_mq_ops = {
 	.timeout	= rnbd_clt_timeout,
 };
 
-static int rnbd_clt_open(struct block_device *bdev, fmode_t mode)
+static int rnbd_clt_open(struct gendisk *disk, blk_mode_t mode)
 {
-	struct rnbd_clt_dev *dev = bdev->bd_disk->private_data;
+	struct rnbd_clt_dev *dev = disk->private_data;
 
 	/* Called under disk->open_mutex, which unmap holds to change state. */
 	if (READ_ONCE(dev->state) == RNBD_CLT_DEV_UNMAPPING)
@@ -246,13 +248,15 @@ static int rnbd_clt_open(struct block_device *bdev, fmode_t mode)
 	return 0;
 }
 
+RNBD_BDOPS_OPEN_DEFINE(rnbd_clt_open);
+
 /*
  * A force-unmapped disk may stay open after its rnbd_clt_dev is freed: no
  * callback but .open (never called after del_gendisk) may use private_data.
  */
 static const struct block_device_operations rnbd_clt_fops = {
 	.owner	= THIS_MODULE,
-	.open	= rnbd_clt_open,
+	.open	= RNBD_BDOPS_OPEN(rnbd_clt_open),
 };
 
 static bool rnbd_clt_bs_ok(u32 bs)
@@ -302,45 +306,54 @@ int rnbd_clt_check_open_rsp(struct rnbd_clt_dev *dev,
 	return -EPROTO;
 }
 
-static void rnbd_clt_set_limits(struct rnbd_clt_dev *dev, struct request_queue *q,
-				const struct rnbd_msg_open_rsp *rsp)
+/* The disk's limits and features, all given at its allocation. */
+static blk_features_t rnbd_clt_limits(struct rnbd_clt_dev *dev,
+				      struct queue_limits *lim,
+				      const struct rnbd_msg_open_rsp *rsp)
 {
 	const struct trs_clt_attrs *attrs = &dev->sess->attrs;
 	u32 discard = le32_to_cpu(rsp->max_discard_sectors);
 	u32 zeroes = le32_to_cpu(rsp->max_write_zeroes_sectors);
+	blk_features_t features = 0;
 
-	blk_queue_logical_block_size(q, le16_to_cpu(rsp->logical_block_size));
-	blk_queue_physical_block_size(q, le16_to_cpu(rsp->physical_block_size));
+	lim->logical_block_size = le16_to_cpu(rsp->logical_block_size);
+	lim->physical_block_size = le16_to_cpu(rsp->physical_block_size);
 	/*
 	 * One request is one RDMA message however small the server's device
 	 * limits are: its block layer splits the bio there, for free.
 	 */
-	blk_queue_max_hw_sectors(q, attrs->max_io_size >> SECTOR_SHIFT);
-	blk_queue_max_segments(q, min_t(u32, attrs->max_segments, USHRT_MAX));
-	blk_queue_virt_boundary(q, SZ_4K - 1);
-	blk_queue_write_cache(q, rsp->cache_flags & RNBD_CACHE_WRITEBACK,
-			      rsp->cache_flags & RNBD_CACHE_FUA);
-	if (!rsp->rotational)
-		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+	lim->max_hw_sectors = attrs->max_io_size >> SECTOR_SHIFT;
+	lim->max_segments = min_t(u32, attrs->max_segments, USHRT_MAX);
+	lim->virt_boundary_mask = SZ_4K - 1;
+	if (rsp->cache_flags & RNBD_CACHE_WRITEBACK)
+		features |= BLK_FEAT_WRITE_CACHE;
+	if (rsp->cache_flags & RNBD_CACHE_FUA)
+		features |= BLK_FEAT_FUA;
+	if (rsp->rotational)
+		features |= BLK_FEAT_ROTATIONAL;
 	if (discard) {
-		blk_queue_max_discard_sectors(q, min(discard,
-						     RNBD_CLT_MAX_LEN_SECTORS));
-		blk_queue_max_discard_segments(q, 1);
-		q->limits.discard_granularity =
+		lim->max_hw_discard_sectors = min(discard,
+						  RNBD_CLT_MAX_LEN_SECTORS);
+		lim->max_discard_segments = 1;
+		lim->discard_granularity =
 			le32_to_cpu(rsp->discard_granularity);
-		q->limits.discard_alignment = le32_to_cpu(rsp->discard_alignment);
+		lim->discard_alignment = le32_to_cpu(rsp->discard_alignment);
 	}
-	blk_queue_max_write_zeroes_sectors(q, min(zeroes,
-						  RNBD_CLT_MAX_LEN_SECTORS));
+	lim->max_write_zeroes_sectors = min(zeroes, RNBD_CLT_MAX_LEN_SECTORS);
+	return features;
 }
 
 static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 			     const struct rnbd_msg_open_rsp *rsp)
 {
+	struct queue_limits lim = {};
+	blk_features_t features;
 	struct gendisk *disk;
 	int err;
 
-	disk = TRS_FI(blk_mq_alloc_disk(&dev->sess->tag_set, dev),
+	features = rnbd_clt_limits(dev, &lim, rsp);
+	disk = TRS_FI(rnbd_blk_mq_alloc_disk(&dev->sess->tag_set, &lim,
+					     features, dev),
 		      ERR_PTR(-ENOMEM));
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
@@ -350,7 +363,6 @@ static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 	disk->fops = &rnbd_clt_fops;
 	disk->private_data = dev;
 	snprintf(disk->disk_name, sizeof(disk->disk_name), "rnbd%d", dev->idx);
-	rnbd_clt_set_limits(dev, disk->queue, rsp);
 	dev->srv_sectors = le64_to_cpu(rsp->nsectors);
 	set_capacity(disk, dev->srv_sectors);
 	set_disk_ro(disk, dev->access_mode == RNBD_ACCESS_RO);

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 #include <net/ipv6.h>
 
+#include <rnbd-compat.h>
 #include <rnbd/trs-proto.h>
 
 #include "rnbd-clt.h"
@@ -262,7 +263,8 @@ static int rnbd_clt_sess_alloc_tags(struct rnbd_clt_sess *sess)
 	if (err)
 		return err;
 
-	sess->admin_q = TRS_FI(blk_mq_init_queue(set), ERR_PTR(-ENOMEM));
+	sess->admin_q = TRS_FI(blk_mq_alloc_queue(set, NULL, NULL),
+			       ERR_PTR(-ENOMEM));
 	if (IS_ERR(sess->admin_q)) {
 		err = PTR_ERR(sess->admin_q);
 		blk_mq_free_tag_set(set);

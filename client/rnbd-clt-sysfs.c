@@ -22,7 +22,10 @@
 
 #include "rnbd-clt.h"
 
-static struct class *rnbd_clt_class;
+static struct class rnbd_clt_class = {
+	.name	= "rnbd-client",
+};
+
 static struct device *rnbd_clt_ctl;
 static struct kobject *rnbd_clt_devs_kobj;
 
@@ -535,17 +538,17 @@ int rnbd_clt_sysfs_init(void)
 {
 	int err;
 
-	rnbd_clt_class = class_create(THIS_MODULE, "rnbd-client");
-	if (IS_ERR(rnbd_clt_class))
-		return PTR_ERR(rnbd_clt_class);
+	err = class_register(&rnbd_clt_class);
+	if (err)
+		return err;
 	rnbd_clt_ctl =
-		TRS_FI(device_create_with_groups(rnbd_clt_class, NULL,
+		TRS_FI(device_create_with_groups(&rnbd_clt_class, NULL,
 						 MKDEV(0, 0), NULL,
 						 rnbd_clt_ctl_groups, "ctl"),
 		       ERR_PTR(-ENOMEM));
 	if (IS_ERR(rnbd_clt_ctl)) {
 		err = PTR_ERR(rnbd_clt_ctl);
-		goto destroy_class;
+		goto unregister_class;
 	}
 	rnbd_clt_devs_kobj = kobject_create_and_add("devices",
 						    &rnbd_clt_ctl->kobj);
@@ -557,8 +560,8 @@ int rnbd_clt_sysfs_init(void)
 
 destroy_ctl:
 	device_unregister(rnbd_clt_ctl);
-destroy_class:
-	class_destroy(rnbd_clt_class);
+unregister_class:
+	class_unregister(&rnbd_clt_class);
 	return err;
 }
 
@@ -570,5 +573,5 @@ void rnbd_clt_sysfs_exit(void)
 {
 	kobject_put(rnbd_clt_devs_kobj);
 	device_unregister(rnbd_clt_ctl);
-	class_destroy(rnbd_clt_class);
+	class_unregister(&rnbd_clt_class);
 }

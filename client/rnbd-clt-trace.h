@@ -12,6 +12,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/tracepoint.h>
+#include <rnbd-compat.h>
 
 #include "rnbd-clt.h"
 
@@ -76,8 +77,8 @@ DECLARE_EVENT_CLASS(rnbd_clt_dev,
 
 	TP_fast_assign(
 		strscpy(__entry->disk, disk, DISK_NAME_LEN);
-		__assign_str(sess, sess);
-		__assign_str(path, path);
+		rnbd_assign_str(sess, sess);
+		rnbd_assign_str(path, path);
 		__entry->access_mode = access_mode;
 		__entry->sectors = sectors;
 		__entry->val = val;
@@ -118,7 +119,7 @@ TRACE_EVENT(rnbd_clt_sess_state,
 	),
 
 	TP_fast_assign(
-		__assign_str(sess, sess);
+		rnbd_assign_str(sess, sess);
 		__entry->old = old;
 		__entry->new = new;
 	),

@@ -7,8 +7,9 @@
  * directory: a ".." component is refused with -EINVAL, and symlinks are
  * resolved inside dev_search_path, as under chroot; a /proc magic link
  * (/proc/self/root, /proc/<pid>/fd/<n>) is refused with -ELOOP.  Read-only
- * opens use FMODE_READ; read-write and migration opens add FMODE_WRITE |
- * FMODE_EXCL with the device's struct rnbd_srv_export as the holder, so no
+ * opens use BLK_OPEN_READ; read-write and migration opens add
+ * BLK_OPEN_WRITE | BLK_OPEN_EXCL with the device's struct rnbd_srv_export
+ * as the holder, so no
  * other kernel user (mount, md...) writes the device while a session
  * does.  Among sessions, as upstream rnbd: ro opens are always allowed, rw
  * only when no session writes the device, migration when fewer than two
@@ -55,7 +56,7 @@ static struct workqueue_struct *rnbd_srv_release_wq;
 
 /*
  * dev_t -> the struct rnbd_srv_export of every device a session opened or
- * is opening, which is the FMODE_EXCL holder of the writers' opens: tells
+ * is opening, which is the exclusive holder of the writers' opens: tells
  * an rnbd holder from another user's.  Stored before the claim and erased
  * after the last open of the device is released, so a bd_holder equal to
  * the entry is ours.  Loads take the xarray's own lock.
@@ -250,7 +251,7 @@ static bool rnbd_srv_bdev_busy(struct block_device *bdev)
 static int rnbd_srv_dev_check(struct rnbd_srv_sess *sess,
 			      const struct rnbd_srv_dev *dev)
 {
-	if ((dev->mode & FMODE_WRITE) && bdev_read_only(dev->bdev)) {
+	if ((dev->mode & BLK_OPEN_WRITE) && bdev_read_only(dev->bdev)) {
 		pr_info_ratelimited("session %s: %pg is read-only: read-write open refused, map it ro\n",
 				    trs_srv_sess_name(sess->trs), dev->bdev);
 		return -EROFS;
@@ -368,7 +369,7 @@ static void rnbd_srv_export_put(struct rnbd_srv_dev *dev)
 	struct rnbd_srv_export *exp = dev->export;
 
 	mutex_lock(&rnbd_srv_exports_mutex);
-	if (dev->mode & FMODE_WRITE)
+	if (dev->mode & BLK_OPEN_WRITE)
 		exp->nr_writers--;
 	if (!--exp->ref) {
 		if (exp->devt)
@@ -403,7 +404,7 @@ static void rnbd_srv_dev_close_backend(struct rnbd_srv_dev *dev)
 	if (dev->file)
 		rnbd_srv_file_close(dev);
 	else
-		blkdev_put(dev->bdev, dev->mode);
+		rnbd_bdev_close(&dev->bdev_handle, dev->mode);
 }
 
 /* Open @dev's block device @devt, or the file at @path if @devt is 0. */
@@ -421,8 +422,9 @@ static int rnbd_srv_dev_open_backend(struct rnbd_srv_sess *sess,
 		err = rnbd_srv_file_check(sess, dev);
 		goto check;
 	}
-	/* the holder counts with FMODE_EXCL only: the writers share it */
-	bdev = blkdev_get_by_dev(devt, dev->mode, dev->export);
+	/* the writers share the exclusive claim; readers claim nothing */
+	bdev = rnbd_bdev_open(&dev->bdev_handle, devt, dev->mode,
+			      dev->mode & BLK_OPEN_EXCL ? dev->export : NULL);
 	if (IS_ERR(bdev))
 		return PTR_ERR(bdev);
 	dev->bdev = bdev;
@@ -505,9 +507,9 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	dev->access_mode = msg->access_mode;
 	refcount_set(&dev->ref, 1);
 	INIT_WORK(&dev->release_work, rnbd_srv_dev_release_work);
-	dev->mode = FMODE_READ;
+	dev->mode = BLK_OPEN_READ;
 	if (msg->access_mode != RNBD_ACCESS_RO)
-		dev->mode |= FMODE_WRITE | FMODE_EXCL;
+		dev->mode |= BLK_OPEN_WRITE | BLK_OPEN_EXCL;
 
 	mutex_lock(&sess->lock);
 	if (sess->closed) {

@@ -168,7 +168,7 @@ static ssize_t rnbd_srv_file_probe(struct rnbd_srv_dev *dev,
 	init_sync_kiocb(&kiocb, dev->file);
 	if (dev->direct)
 		kiocb.ki_flags |= IOCB_DIRECT;
-	return call_read_iter(dev->file, &kiocb, &iter);
+	return dev->file->f_op->read_iter(&kiocb, &iter);
 }
 
 /**
@@ -201,14 +201,14 @@ static ssize_t rnbd_srv_file_probe(struct rnbd_srv_dev *dev,
 int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path)
 {
 	struct inode *inode = d_inode(path->dentry);
-	bool write = dev->mode & FMODE_WRITE;
+	bool write = dev->mode & BLK_OPEN_WRITE;
 	struct block_device *fs_bdev;
 	struct page *page;
 	struct file *file;
 	ssize_t ret;
 	int err;
 
-	err = inode_permission(mnt_user_ns(path->mnt), inode,
+	err = inode_permission(mnt_idmap(path->mnt), inode,
 			       MAY_READ | (write ? MAY_WRITE : 0));
 	if (err)
 		return err;
@@ -290,7 +290,7 @@ int rnbd_srv_file_check(struct rnbd_srv_sess *sess,
 
 	if (!IS_SWAPFILE(inode) && writers <= (int)ours)
 		return 0;
-	if (!(dev->mode & FMODE_WRITE) && READ_ONCE(rnbd_srv_allow_busy))
+	if (!(dev->mode & BLK_OPEN_WRITE) && READ_ONCE(rnbd_srv_allow_busy))
 		return 0;
 	pr_info_ratelimited("session %s: file %s is in use (%s): refused; allow_busy_devices=1 exports it read-only\n",
 			    trs_srv_sess_name(sess->trs), dev->path,
@@ -463,7 +463,7 @@ static void rnbd_srv_file_rw(struct rnbd_srv_file_io *io, bool nowait)
 		iocb->ki_flags |= IOCB_NOWAIT;
 	atomic_set(&io->ref, 2);
 	if (!write) {
-		ret = call_read_iter(file, iocb, &io->iter);
+		ret = file->f_op->read_iter(iocb, &io->iter);
 		goto check;
 	}
 	iocb->ki_flags |= IOCB_WRITE;
@@ -477,7 +477,7 @@ static void rnbd_srv_file_rw(struct rnbd_srv_file_io *io, bool nowait)
 		queue_work(rnbd_srv_file_wq, &io->work);
 		return;
 	}
-	ret = call_write_iter(file, iocb, &io->iter);
+	ret = file->f_op->write_iter(iocb, &io->iter);
 check:
 	if (ret != -EIOCBQUEUED)
 		rnbd_srv_file_complete(iocb, ret);
@@ -560,7 +560,7 @@ int rnbd_srv_file_io(struct rnbd_srv_dev *dev, struct trs_srv_req *req)
 
 	err = rnbd_srv_io_check(req, msg, dev->lbs,
 				rnbd_srv_file_nr_sectors(dev), &opf);
-	if (!err && rnbd_srv_io_writes(msg) && !(dev->mode & FMODE_WRITE))
+	if (!err && rnbd_srv_io_writes(msg) && !(dev->mode & BLK_OPEN_WRITE))
 		err = -EROFS;
 	if (!err)
 		err = rnbd_srv_io_flags(msg, &opf);

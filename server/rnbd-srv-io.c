@@ -273,7 +273,7 @@ static int rnbd_srv_io_bdev_check(const struct rnbd_srv_dev *dev,
 		return err;
 	/* set read-only since the open: the block layer would only warn */
 	if (rnbd_srv_io_writes(msg) &&
-	    (!(dev->mode & FMODE_WRITE) || bdev_read_only(dev->bdev)))
+	    (!(dev->mode & BLK_OPEN_WRITE) || bdev_read_only(dev->bdev)))
 		return -EROFS;
 	return __rnbd_srv_io_flags(msg, opf);
 }

@@ -32,7 +32,10 @@
 
 #include "rnbd-srv.h"
 
-static struct class *rnbd_srv_class;
+static struct class rnbd_srv_class = {
+	.name	= "rnbd-server",
+};
+
 static struct device *rnbd_srv_ctl;
 static struct kobject *rnbd_srv_devs_kobj;
 static struct kobject *rnbd_srv_files_kobj;
@@ -47,7 +50,7 @@ static ssize_t read_only_show(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct rnbd_srv_dev *dev = rnbd_srv_kobj_to_dev(kobj);
 
-	return sysfs_emit(page, "%d\n", !(dev->mode & FMODE_WRITE));
+	return sysfs_emit(page, "%d\n", !(dev->mode & BLK_OPEN_WRITE));
 }
 
 static ssize_t access_mode_show(struct kobject *kobj,
@@ -355,15 +358,15 @@ int rnbd_srv_sysfs_init(void)
 {
 	int err;
 
-	rnbd_srv_class = class_create(THIS_MODULE, "rnbd-server");
-	if (IS_ERR(rnbd_srv_class))
-		return PTR_ERR(rnbd_srv_class);
-	rnbd_srv_ctl = TRS_FI(device_create(rnbd_srv_class, NULL, MKDEV(0, 0),
+	err = class_register(&rnbd_srv_class);
+	if (err)
+		return err;
+	rnbd_srv_ctl = TRS_FI(device_create(&rnbd_srv_class, NULL, MKDEV(0, 0),
 					    NULL, "ctl"),
 			      ERR_PTR(-ENOMEM));
 	if (IS_ERR(rnbd_srv_ctl)) {
 		err = PTR_ERR(rnbd_srv_ctl);
-		goto destroy_class;
+		goto unregister_class;
 	}
 	rnbd_srv_devs_kobj = kobject_create_and_add("devices",
 						    &rnbd_srv_ctl->kobj);
@@ -383,8 +386,8 @@ put_devs:
 	kobject_put(rnbd_srv_devs_kobj);
 unregister_ctl:
 	device_unregister(rnbd_srv_ctl);
-destroy_class:
-	class_destroy(rnbd_srv_class);
+unregister_class:
+	class_unregister(&rnbd_srv_class);
 	return err;
 }
 
@@ -397,5 +400,5 @@ void rnbd_srv_sysfs_exit(void)
 	kobject_put(rnbd_srv_files_kobj);
 	kobject_put(rnbd_srv_devs_kobj);
 	device_unregister(rnbd_srv_ctl);
-	class_destroy(rnbd_srv_class);
+	class_unregister(&rnbd_srv_class);
 }

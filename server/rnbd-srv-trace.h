@@ -11,6 +11,7 @@
 #define RNBD_SRV_TRACE_H
 
 #include <linux/tracepoint.h>
+#include <rnbd-compat.h>
 
 #include "rnbd-srv.h"
 
@@ -53,9 +54,9 @@ TRACE_EVENT(rnbd_srv_dev_open,
 	),
 
 	TP_fast_assign(
-		__assign_str(sess, trs_srv_sess_name(sess->trs));
-		__assign_str_len(path, msg->path,
-				 strnlen(msg->path, RNBD_PATH_MAX));
+		rnbd_assign_str(sess, trs_srv_sess_name(sess->trs));
+		rnbd_assign_str_len(path, msg->path,
+				    strnlen(msg->path, RNBD_PATH_MAX));
 		__entry->access_mode = msg->access_mode;
 		__entry->dev_id = dev_id;
 		__entry->err = err;
@@ -81,8 +82,8 @@ TRACE_EVENT(rnbd_srv_dev_close,
 	),
 
 	TP_fast_assign(
-		__assign_str(sess, trs_srv_sess_name(sess->trs));
-		__assign_str(path, dev->path);
+		rnbd_assign_str(sess, trs_srv_sess_name(sess->trs));
+		rnbd_assign_str(path, dev->path);
 		__entry->dev_id = dev->id;
 		__entry->devt = dev->bdev ? dev->bdev->bd_dev : 0;
 		__entry->busy = busy;
@@ -109,7 +110,7 @@ TRACE_EVENT(rnbd_srv_io_submit,
 	),
 
 	TP_fast_assign(
-		__assign_str(sess, trs_srv_sess_name(req->sess));
+		rnbd_assign_str(sess, trs_srv_sess_name(req->sess));
 		__entry->dev_id = le32_to_cpu(msg->dev_id);
 		__entry->slot = req->slot;
 		__entry->conn = req->conn;
@@ -138,7 +139,7 @@ TRACE_EVENT(rnbd_srv_io_complete,
 	),
 
 	TP_fast_assign(
-		__assign_str(sess, trs_srv_sess_name(req->sess));
+		rnbd_assign_str(sess, trs_srv_sess_name(req->sess));
 		__entry->dev_id = dev_id;
 		__entry->slot = req->slot;
 		__entry->err = err;

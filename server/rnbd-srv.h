@@ -17,6 +17,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include <rnbd-compat.h>
 #include <rnbd/fault-inject.h>
 #include <rnbd/proto.h>
 #include <rnbd/trs.h>
@@ -62,7 +63,7 @@ struct rnbd_srv_sess {
  *	release (after their last IO), opens that failed excluded
  * @nr_writers: how many of these opened it rw or migration
  *
- * For a block device also the FMODE_EXCL holder of the writers' opens: a
+ * For a block device also the exclusive holder of the writers' opens: a
  * second writer (migration) shares the claim of the first.  Every field
  * but @kobj's own state is guarded by rnbd_srv_exports_mutex.
  */
@@ -102,13 +103,14 @@ struct rnbd_srv_dev_waitq {
  * @sess: session that opened it; alive while the device is in its devs
  * @export: the block device's or the file's export, held until the release
  * @bdev: the device; opened exclusively (holder: @export) if @mode has
- *	FMODE_WRITE.  NULL for a file
+ *	BLK_OPEN_WRITE.  NULL for a file
+ * @bdev_handle: what opened @bdev, for rnbd_bdev_close()
  * @file: the regular file (rnbd-srv-file.c); NULL for a block device
  * @lbs: a file's logical block size: 512, or with O_DIRECT the logical
  *	block size of its file system's device
  * @direct: a file is read and written with IOCB_DIRECT: its file system
  *	has O_DIRECT and a direct read of it worked at OPEN
- * @mode: FMODE_* the device was opened with
+ * @mode: BLK_OPEN_* the device or file was opened with
  * @access_mode: RNBD_ACCESS_* of the OPEN
  * @path: the path the OPEN named, as sent
  * @id: index in the session's devs, the dev_id of the protocol
@@ -126,10 +128,11 @@ struct rnbd_srv_dev {
 	struct rnbd_srv_sess	*sess;
 	struct rnbd_srv_export	*export;
 	struct block_device	*bdev;
+	struct rnbd_bdev_handle	bdev_handle;
 	struct file		*file;
 	u32			lbs;
 	bool			direct;
-	fmode_t			mode;
+	blk_mode_t		mode;
 	enum rnbd_access_mode	access_mode;
 	char			*path;
 	u32			id;

@@ -20,7 +20,9 @@
 #include <linux/slab.h>
 #include "trs-clt.h"
 
-static struct class *trs_clt_class;
+static struct class trs_clt_class = {
+	.name	= "rtrs-client",
+};
 
 /**
  * struct trs_clt_kobj - a sysfs directory showing a path or connection
@@ -688,7 +690,7 @@ int trs_clt_sysfs_add(struct trs_clt_sess *sess)
 {
 	int err;
 
-	sess->dev = TRS_FI(device_create_with_groups(trs_clt_class, NULL,
+	sess->dev = TRS_FI(device_create_with_groups(&trs_clt_class, NULL,
 						     MKDEV(0, 0), sess,
 						     trs_clt_sess_groups, "%s",
 						     sess->name),
@@ -728,8 +730,7 @@ void trs_clt_sysfs_del(struct trs_clt_sess *sess)
  */
 int trs_clt_sysfs_init(void)
 {
-	trs_clt_class = class_create(THIS_MODULE, "rtrs-client");
-	return PTR_ERR_OR_ZERO(trs_clt_class);
+	return class_register(&trs_clt_class);
 }
 
 /**
@@ -737,5 +738,5 @@ int trs_clt_sysfs_init(void)
  */
 void trs_clt_sysfs_exit(void)
 {
-	class_destroy(trs_clt_class);
+	class_unregister(&trs_clt_class);
 }

@@ -16,7 +16,9 @@
 #include <linux/slab.h>
 #include "trs-srv.h"
 
-static struct class *trs_srv_class;
+static struct class trs_srv_class = {
+	.name	= "rtrs-server",
+};
 
 /**
  * struct trs_srv_kobj - a sysfs directory of a path
@@ -194,7 +196,7 @@ void trs_srv_sysfs_sess_add(struct trs_srv_sess *sess)
 {
 	struct device *dev;
 
-	dev = TRS_FI(device_create(trs_srv_class, NULL, MKDEV(0, 0), sess,
+	dev = TRS_FI(device_create(&trs_srv_class, NULL, MKDEV(0, 0), sess,
 				   "%s", sess->name), ERR_PTR(-ENOMEM));
 	if (IS_ERR(dev)) {
 		pr_warn("%s: no sysfs directory: %pe\n", sess->name, dev);
@@ -275,8 +277,7 @@ void trs_srv_sysfs_path_del(struct trs_srv_path *path)
  */
 int trs_srv_sysfs_init(void)
 {
-	trs_srv_class = class_create(THIS_MODULE, "rtrs-server");
-	return PTR_ERR_OR_ZERO(trs_srv_class);
+	return class_register(&trs_srv_class);
 }
 
 /**
@@ -284,5 +285,5 @@ int trs_srv_sysfs_init(void)
  */
 void trs_srv_sysfs_exit(void)
 {
-	class_destroy(trs_srv_class);
+	class_unregister(&trs_srv_class);
 }
