@@ -4,8 +4,11 @@
 #       the postinst build the five modules with DKMS and install them under
 #       updates/dkms; a guest booted on that root finds them there
 #       (modinfo, modprobe) and maps a device through them with
-#       checksummed IO; dpkg -r / --purge take modules, sources and config
-#       away again.  The host itself is left as it was.  RNBD_LONG=1 does
+#       checksummed IO.  The other Debian kernel's headers (6.12 beside
+#       6.1, 6.1 beside 6.12) are hidden during dpkg -i, then arrive: the
+#       hook a linux-headers postinst runs has DKMS build for that kernel
+#       too.  dpkg -r / --purge take modules, sources and config away
+#       again.  The host itself is left as it was.  RNBD_LONG=1 does
 #       dpkg -i, the build and dpkg -r in the guest instead (TCG: long).
 # boot: host
 # timeout: 3600
@@ -14,6 +17,11 @@
 long=${RNBD_LONG:-0}
 # The guest's kernel; the debug kernel's modules live in its build cache.
 kver=${KVER:-$("$REPO/scripts/kver")}
+# The other Debian kernel, whose headers come after the package.
+case $kver in
+6.12.*) later=$("$REPO/scripts/kver" 6.1) ;;
+*) later=$("$REPO/scripts/kver" 6.12) ;;
+esac
 deb=$CASE_RESULTS/deb
 job=$(mk_dir job)
 
@@ -47,14 +55,17 @@ G
 	cat >"$job/../overlay.sh" <<'O'
 . "$REPO/tests/lib/guest.sh"
 . "$REPO/tests/lib/pkg.sh"
-deb=$1 ver=$2 kver=$3 job=$4
+deb=$1 ver=$2 kver=$3 job=$4 later=$5
 if [ "${KERNEL:-}" = debug ]; then
 	# the debug kernel's modules, where the postinst finds every kernel
 	ln -s "$("$REPO/scripts/debug-kernel" dir)/root/lib/modules/$kver" "/lib/modules/$kver"
 fi
 pkg_absent "$kver"
+pkg_absent "$later"
+pkg_hide_headers "$later"
 pkg_install "$deb"
 pkg_installed "$ver" "$kver"
+pkg_headers_arrive "$ver" "$later"
 t=$(date +%s)
 rc=0
 "$REPO/scripts/guest-run" --quiet --timeout 300 --job "$job" "$job/../guest.sh" || rc=$?
@@ -65,7 +76,7 @@ pkg_remove "$ver" "$kver"
 pkg_purge
 O
 	"$REPO/tests/lib/overlay-root" "$CASE_RESULTS/overlay" --bind "$CASE_RESULTS" -- \
-		/bin/sh "$job/../overlay.sh" "$deb" "$ver" "$kver" "$job"
+		/bin/sh "$job/../overlay.sh" "$deb" "$ver" "$kver" "$job" "$later"
 else
 	# All in the guest: dpkg, DKMS compiling under TCG, depmod.
 	cat >"$job/../guest.sh" <<'G'

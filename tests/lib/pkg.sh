@@ -58,7 +58,7 @@ pkg_modules() {
 pkg_sources() {
 	src=/usr/src/rnbd-$1
 	n=0
-	for f in $(git -C "$REPO" ls-files Kbuild include transport client server); do
+	for f in $(git -C "$REPO" ls-files Kbuild include compat transport client server); do
 		cmp -s "$REPO/$f" "$src/$f" || die "$src/$f differs from the tree's or is missing"
 		n=$((n + 1))
 	done
@@ -127,6 +127,31 @@ pkg_use() {
 	unload_rnbd
 	nullb_destroy_all
 	teardown_rxe
+}
+
+# pkg_hide_headers KVER: KVER's headers out of DKMS's sight, as if that
+# kernel's headers were not installed yet (pkg_headers_arrive brings them).
+pkg_hide_headers() {
+	[ -e "/lib/modules/$1/build" ] || die "no headers for $1 to hide"
+	mv "/lib/modules/$1/build" "/lib/modules/$1/build.rnbd-hidden"
+}
+
+# pkg_headers_arrive VERSION KVER: KVER's headers come after the package:
+# DKMS had nothing for KVER; the hook that a linux-headers package's
+# postinst runs (/etc/kernel/header_postinst.d/dkms) builds and installs
+# the modules for it.
+pkg_headers_arrive() {
+	! modinfo -k "$2" -F filename rnbd_client >/dev/null 2>&1 ||
+		die "rnbd_client built for $2 before its headers came: $(modinfo -k "$2" -F filename rnbd_client)"
+	mv "/lib/modules/$2/build.rnbd-hidden" "/lib/modules/$2/build"
+	t=$(date +%s)
+	/etc/kernel/header_postinst.d/dkms "$2" >/tmp/dkms-later.log 2>&1 ||
+		{ cat /tmp/dkms-later.log; die "header_postinst.d/dkms $2"; }
+	cat /tmp/dkms-later.log
+	log "headers of $2 installed later: DKMS built in $(($(date +%s) - t)) s"
+	dkms status -m rnbd -v "$1" -k "$2" | grep -q ': installed$' ||
+		die "dkms status for $2: $(dkms status)"
+	pkg_modules "$2"
 }
 
 # pkg_remove VERSION KVER: dpkg -r takes the modules away (dkms remove,
