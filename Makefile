@@ -58,7 +58,7 @@ debug-kernel:
 clean:
 	@test ! -d "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tests/kmod KDIR=$(KDIR) clean 2>/dev/null || true
-	rm -rf .build
+	rm -rf .build compat/generated
 
 setup:
 	scripts/setup
