@@ -16,6 +16,10 @@
 #   make bench      rnbd against local null_blk and NVMe-oF RDMA (REPEAT=N)
 #   make deb        the Debian packages rnbd-dkms and rnbd-utils, version
 #                   from VERSION, in .build/deb/ (packaging/build-deb)
+#   make newest     build the modules, W=1 and sparse (C=2), against the
+#                   newest Linux in Debian's archive (testing,
+#                   trixie-backports): scripts/newest-kernel fetches and
+#                   prepares it first, cached; fails on any finding
 
 # The guest kernel: what Debian's linux-image-amd64 installed, never
 # `uname -r` (the host kernel is not the guest's).
@@ -38,7 +42,7 @@ endif
 # W=1 stays on for every build: the tree must be warning-free under it.
 W ?= 1
 
-.PHONY: all modules clean lint check demo bench setup debug-kernel man deb
+.PHONY: all modules clean lint check demo bench setup debug-kernel man deb newest
 
 all: modules
 
@@ -54,6 +58,13 @@ modules:
 
 debug-kernel:
 	scripts/debug-kernel build
+
+# The tree's objects are then the newest kernel's: the next `make` cleans
+# them first (.build/kdir).
+newest:
+	@dir=$$(scripts/newest-kernel build) && \
+	sparse=$$(scripts/newest-kernel sparse) && \
+	KDIR=$$dir/src SPARSE=$$sparse scripts/lint sparse
 
 clean:
 	@test ! -d "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
