@@ -120,7 +120,7 @@ static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 					  RNBD_CLT_INLINE_SG_CNT), -ENOMEM))
 		return BLK_STS_RESOURCE;
 	iu->trs.sgl = iu->sgt.sgl;
-	iu->trs.sg_cnt = blk_rq_map_sg(rq->q, rq, iu->sgt.sgl);
+	iu->trs.sg_cnt = rnbd_blk_rq_map_sg(rq, iu->sgt.sgl);
 	iu->trs.data_len = blk_rq_bytes(rq);
 	return BLK_STS_OK;
 }
@@ -677,7 +677,7 @@ static void rnbd_clt_take_back(struct rnbd_clt_dev *dev)
 			dev->sess->name);
 		trs_clt_recover(dev->sess->trs, -ETIMEDOUT);
 	}
-	blk_mq_unfreeze_queue(q);
+	blk_mq_unfreeze_queue_nomemrestore(q);
 }
 
 /**

@@ -77,7 +77,8 @@ static void rnbd_clt_admin_put(struct rnbd_clt_admin *adm)
 }
 
 static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
-						blk_status_t sts)
+						blk_status_t sts,
+						const struct io_comp_batch *iob)
 {
 	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
 	struct rnbd_clt_admin *adm = rq->end_io_data;
@@ -87,6 +88,8 @@ static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
 	rnbd_clt_admin_put(adm);
 	return RQ_END_IO_FREE;
 }
+
+RNBD_RQ_END_IO_DEFINE(rnbd_clt_admin_end_io);
 
 /*
  * Send @adm on a reserved tag and wait for the answer, at most
@@ -123,7 +126,7 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 		iu->trs.data_len = sizeof(adm->rsp);
 	}
 	refcount_inc(&adm->ref);
-	rq->end_io = rnbd_clt_admin_end_io;
+	rq->end_io = RNBD_RQ_END_IO(rnbd_clt_admin_end_io);
 	rq->end_io_data = adm;
 	blk_execute_rq_nowait(rq, false);
 
@@ -256,7 +259,7 @@ static int rnbd_clt_sess_alloc_tags(struct rnbd_clt_sess *sess)
 	 * disks mq-deadline; the far end has its own scheduler, so none by
 	 * default, like NVMe.
 	 */
-	set->flags = BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED |
+	set->flags = RNBD_BLK_MQ_F_SHOULD_MERGE | BLK_MQ_F_TAG_HCTX_SHARED |
 		     BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	set->driver_data = sess;
 	err = TRS_FI(blk_mq_alloc_tag_set(set), -ENOMEM);

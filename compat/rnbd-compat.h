@@ -221,4 +221,62 @@ rnbd_blk_mq_alloc_disk(struct blk_mq_tag_set *set, struct queue_limits *lim,
 #define mnt_idmap(mnt)	mnt_user_ns(mnt)
 #endif
 
+/* --- a request's end_io gets the completion batch (7.0) -------------- */
+/*
+ * The driver writes its end_io as enum rq_end_io_ret fn(struct request *,
+ * blk_status_t, const struct io_comp_batch *), follows it with
+ * RNBD_RQ_END_IO_DEFINE(fn); and sets rq->end_io = RNBD_RQ_END_IO(fn).
+ */
+#if RNBD_HAVE_RQ_END_IO_BATCH
+#define RNBD_RQ_END_IO_DEFINE(fn)	static_assert(1)
+#define RNBD_RQ_END_IO(fn)		fn
+#else
+#define RNBD_RQ_END_IO_DEFINE(fn)					\
+	static enum rq_end_io_ret fn##_nobatch(struct request *rq,	\
+					       blk_status_t err)	\
+	{								\
+		return fn(rq, err, NULL);				\
+	}								\
+	static_assert(1)
+#define RNBD_RQ_END_IO(fn)		fn##_nobatch
+#endif
+
+/* --- merging is blk-mq's default (6.14) ------------------------------- */
+/*
+ * Before, a tag set asked for it: the driver puts this in its tag set's
+ * flags, 0 where merging needs no asking.
+ */
+#if RNBD_HAVE_BLK_MQ_MERGE_BY_DEFAULT
+#define RNBD_BLK_MQ_F_SHOULD_MERGE	0
+#else
+#define RNBD_BLK_MQ_F_SHOULD_MERGE	BLK_MQ_F_SHOULD_MERGE
+#endif
+
+/* --- blk_rq_map_sg() without the queue (6.15) ------------------------- */
+static inline int rnbd_blk_rq_map_sg(struct request *rq,
+				     struct scatterlist *sglist)
+{
+#if RNBD_HAVE_BLK_RQ_MAP_SG_RQ_ONLY
+	return blk_rq_map_sg(rq, sglist);
+#else
+	return blk_rq_map_sg(rq->q, rq, sglist);
+#endif
+}
+
+/* --- unfreezing a queue frozen by blk_freeze_queue_start() (6.15) ----- */
+#if !RNBD_HAVE_BLK_MQ_UNFREEZE_NOMEMRESTORE
+static inline void blk_mq_unfreeze_queue_nomemrestore(struct request_queue *q)
+{
+	blk_mq_unfreeze_queue(q);
+}
+#endif
+
+/* --- bdev_rot() (7.0) ------------------------------------------------- */
+#if !RNBD_HAVE_BDEV_ROT
+static inline bool bdev_rot(struct block_device *bdev)
+{
+	return !bdev_nonrot(bdev);
+}
+#endif
+
 #endif /* RNBD_COMPAT_H */

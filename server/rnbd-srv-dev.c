@@ -342,8 +342,8 @@ static int rnbd_srv_export_get(struct rnbd_srv_dev *dev, dev_t devt,
 			snprintf(what, sizeof(what), "%u:%u", MAJOR(devt),
 				 MINOR(devt));
 		else
-			snprintf(what, sizeof(what), "file, inode %lu",
-				 exp->inode->i_ino);
+			snprintf(what, sizeof(what), "file, inode %llu",
+				 (u64)exp->inode->i_ino);
 		pr_info_ratelimited("session %s: %s (%s): %s open refused: %u session(s) open it for writing (rw needs none, migration at most one)\n",
 				    trs_srv_sess_name(dev->sess->trs), dev->path,
 				    what, rnbd_access_mode_str(dev->access_mode),
@@ -787,7 +787,7 @@ void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
 	rsp->logical_block_size = cpu_to_le16(lbs);
 	rsp->physical_block_size = cpu_to_le16(pbs);
 	rsp->max_segments = cpu_to_le16(bdev_max_segments(bdev));
-	rsp->rotational = !bdev_nonrot(bdev);
+	rsp->rotational = bdev_rot(bdev);
 	if (bdev_write_cache(bdev))
 		rsp->cache_flags |= RNBD_CACHE_WRITEBACK;
 	if (bdev_fua(bdev))

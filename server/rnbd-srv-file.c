@@ -363,7 +363,7 @@ void rnbd_srv_file_fill_open_rsp(const struct rnbd_srv_dev *dev,
 		cpu_to_le16(max_t(u32, lbs, min_t(u32, i_blocksize(inode),
 						  SZ_4K)));
 	rsp->max_segments = cpu_to_le16(USHRT_MAX);
-	rsp->rotational = fs_bdev && !bdev_nonrot(fs_bdev);
+	rsp->rotational = fs_bdev && bdev_rot(fs_bdev);
 	rsp->cache_flags = RNBD_CACHE_WRITEBACK | RNBD_CACHE_FUA;
 }
 
