@@ -68,7 +68,7 @@ pkg_installed "$ver" "$kver"
 pkg_headers_arrive "$ver" "$later"
 t=$(date +%s)
 rc=0
-"$REPO/scripts/guest-run" --quiet --timeout 300 --job "$job" "$job/../guest.sh" || rc=$?
+"$REPO/scripts/guest-run" --errexit --quiet --timeout 300 --job "$job" "$job/../guest.sh" || rc=$?
 echo "--- guest ($(($(date +%s) - t)) s)"
 cat "$job/test.log"
 [ "$rc" = 0 ] || die "guest status $rc"
@@ -76,7 +76,7 @@ pkg_remove "$ver" "$kver"
 pkg_purge
 O
 	"$REPO/tests/lib/overlay-root" "$CASE_RESULTS/overlay" --bind "$CASE_RESULTS" -- \
-		/bin/sh "$job/../overlay.sh" "$deb" "$ver" "$kver" "$job" "$later"
+		/bin/sh -e "$job/../overlay.sh" "$deb" "$ver" "$kver" "$job" "$later"
 else
 	# All in the guest: dpkg, DKMS compiling under TCG, depmod.
 	cat >"$job/../guest.sh" <<'G'
@@ -93,7 +93,7 @@ pkg_remove "$ver" "$kver"
 pkg_purge
 G
 	rc=0
-	"$GUEST_RUN" --quiet --timeout 3300 --job "$job" "$job/../guest.sh" "$deb" "$ver" || rc=$?
+	"$GUEST_RUN" --errexit --quiet --timeout 3300 --job "$job" "$job/../guest.sh" "$deb" "$ver" || rc=$?
 	cat "$job/test.log"
 	[ "$rc" = 0 ] || die "guest status $rc"
 fi
