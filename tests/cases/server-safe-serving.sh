@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # desc: what the server will not export or do for a client: a read-write
 #       open of a read-only device (EROFS), a device in use by the server
-#       itself (mounted, swap, a dm member: EBUSY, unless
+#       itself (mounted, swap, a dm or md member: EBUSY, unless
 #       allow_busy_devices, and then read-only only), a /proc magic link out of dev_search_path (ELOOP);
 #       real-time IO priority from the wire is served as best-effort unless
 #       allow_rt_prio
@@ -76,7 +76,17 @@ echo "0 $(blockdev --getsz "$nb3") linear $nb3 0" | dmsetup create rnbd-ss-lin |
 expect_eq "rw map of a dm member" "$(map dm1 "$nb3")" EBUSY
 expect_eq "ro map of a dm member" "$(map dm2 "$nb3" access_mode=ro)" EBUSY
 dmsetup remove rnbd-ss-lin || die "dmsetup remove"
-expect_eq "rw map once neither holds it" "$(map free1 "$nb3")" OK
+# an md member: raid1 of two devices, without a bitmap or a resync
+nb4=$(nullb_create nullb4 32)
+modprobe raid1 || die "modprobe raid1"
+mdadm --create /dev/md/rnbd-ss --run --quiet --level=1 --raid-devices=2 \
+	--metadata=1.2 --bitmap=none --assume-clean "$nb3" "$nb4" >/dev/null 2>&1 ||
+	die "mdadm --create"
+expect_eq "rw map of an md member" "$(map md1 "$nb3")" EBUSY
+expect_eq "ro map of an md member" "$(map md2 "$nb4" access_mode=ro)" EBUSY
+mdadm --stop /dev/md/rnbd-ss >/dev/null 2>&1 || die "mdadm --stop"
+mdadm --zero-superblock "$nb3" "$nb4" || die "mdadm --zero-superblock"
+expect_eq "rw map once none holds it" "$(map free1 "$nb3")" OK
 unmap_all
 
 # -- magic links lead out of the lookup's root: refused

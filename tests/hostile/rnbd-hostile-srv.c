@@ -133,7 +133,7 @@ static const struct {
 	[M_DUP_REPLY]		= { "dup-reply", "first IO: the reply twice" },
 	[M_LATE_REPLY]		= { "late-reply", "first IO READ's reply sent again once its slot carries a READ of the same length" },
 	[M_WRONG_CONN]		= { "wrong-conn", "first IO: answered on another connection (needs >= 2)" },
-	[M_SLOT_OUT_OF_RANGE]	= { "slot-out-of-range", "first IO: reply names slot queue_depth+5" },
+	[M_SLOT_OUT_OF_RANGE]	= { "slot-out-of-range", "first IO: reply names slot queue_depth, one past the last" },
 	[M_BAD_TYPE]		= { "bad-type", "first IO: reply imm type 0,1,3,5..15 (next one each session)" },
 	[M_BATCH_UNASKED]	= { "batch-unasked", "two zero-length successes answered with one RSP_BATCH though caps 0" },
 	[M_HUGE_STATUS]		= { "huge-status", "every IO: status 4095" },
@@ -1922,9 +1922,10 @@ static bool reply_lie(struct sess *s, struct req *r, struct rsp *rsp,
 		rsp->len += 4096;
 		break;
 	case M_SLOT_OUT_OF_RANGE:
-		rsp->imm = trs_imm_pack(TRS_IMM_RSP, s->qd + 5, (uint32_t)status);
+		/* the first index past the last: an off-by-one check takes it */
+		rsp->imm = trs_imm_pack(TRS_IMM_RSP, s->qd, (uint32_t)status);
 		lie(s, "slot", w, "%s on slot %u answered as slot %u (queue depth %u)",
-		    req_name(r), r->slot, s->qd + 5, s->qd);
+		    req_name(r), r->slot, s->qd, s->qd);
 		break;
 	case M_BAD_TYPE:
 		t = bad_types[s->variant % sizeof(bad_types)];
