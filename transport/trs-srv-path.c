@@ -204,6 +204,8 @@ static void trs_srv_path_free(struct trs_srv_path *path)
 	u32 i;
 
 	trs_srv_dev_free(path);
+	/* a path discarded before it was linked has no close work */
+	trs_srv_release_conns(path);
 	trs_srv_release_bytes(path->chunk_bytes);
 	if (path->conns)
 		for (i = 0; i < path->conn_cnt; i++)
@@ -350,6 +352,8 @@ static void trs_srv_close_work(struct work_struct *work)
 	for (i = 0; i < path->conn_cnt; i++)
 		if (path->conns[i])
 			rdma_destroy_id(path->conns[i]->cm_id);
+	/* its QPs are gone: other paths may have them */
+	trs_srv_release_conns(path);
 	trs_srv_info(path, "closed\n");
 	percpu_ref_put(&path->inflight);
 }
@@ -387,6 +391,7 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 	path->sess = sess;
 	kref_get(&sess->ref);
 	INIT_LIST_HEAD(&path->sess_entry);
+	INIT_LIST_HEAD(&path->conn_entry);
 	path->path_id = le16_to_cpu(req->path_id);
 	snprintf(path->name, sizeof(path->name), "%s/%u", sess->name,
 		 path->path_id);

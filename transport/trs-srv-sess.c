@@ -11,8 +11,9 @@
  * what the user opened in it, stays.  Without the capability a connect of
  * a held session closes it, and the client retries once it is gone.
  * The first path to open opens the session for the user; the last path
- * to go closes it.  Sessions, sessions per client address and the chunk
- * memory of all paths are capped by module parameters.
+ * to go closes it.  Sessions, sessions per client address, connections,
+ * connections per client address and the chunk memory of all paths are
+ * capped by module parameters.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,6 +35,18 @@
  */
 static atomic_t trs_srv_nr_sess = ATOMIC_INIT(0);
 static atomic64_t trs_srv_chunk_bytes = ATOMIC64_INIT(0);
+
+/*
+ * The connections of the paths, counted for max_conns and
+ * max_conns_per_peer: a path counts the conn_cnt its connection 0
+ * announces, from the admission of that connect (under trs_srv_mutex)
+ * until its close work destroyed its connections, which runs without the
+ * mutex.  Per peer, the paths on the list are summed: at most one entry
+ * per path held.
+ */
+static DEFINE_SPINLOCK(trs_srv_conn_lock);	/* guards the two below */
+static LIST_HEAD(trs_srv_conn_paths);
+static unsigned int trs_srv_conns;
 
 /**
  * trs_srv_sess_name() - printable name of a session
@@ -150,6 +163,80 @@ static int trs_srv_admit_bytes(const struct sockaddr_storage *peer, u64 bytes)
 	}
 	atomic64_add(bytes, &trs_srv_chunk_bytes);
 	return 0;
+}
+
+/*
+ * Can the connections of the new path @path, from the client address
+ * @peer, be held?  Counts them if so, until trs_srv_release_conns().
+ * trs_srv_mutex held.
+ */
+static int trs_srv_admit_conns(struct trs_srv_path *path,
+			       const struct sockaddr_storage *peer)
+{
+	unsigned int max_total = READ_ONCE(trs_srv_max_total_conns);
+	unsigned int max_peer = READ_ONCE(trs_srv_max_peer_conns);
+	unsigned int cnt = path->conn_cnt, nr = 0;
+	struct trs_srv_path *held;
+	char addr[TRS_ADDR_LEN];
+	int err = 0;
+
+	lockdep_assert_held(&trs_srv_mutex);
+	path->peer = *peer;
+	spin_lock(&trs_srv_conn_lock);
+	list_for_each_entry(held, &trs_srv_conn_paths, conn_entry)
+		if (!memcmp(&held->peer, peer, sizeof(*peer)))
+			nr += held->conn_cnt;
+	if (max_peer && nr + cnt > max_peer) {
+		err = -EMFILE;
+	} else if (max_total && trs_srv_conns + cnt > max_total) {
+		err = -ENFILE;
+		nr = trs_srv_conns;
+	} else {
+		list_add_tail(&path->conn_entry, &trs_srv_conn_paths);
+		trs_srv_conns += cnt;
+	}
+	spin_unlock(&trs_srv_conn_lock);
+	if (!err)
+		return 0;
+	trs_addr_print((const struct sockaddr *)peer, addr, sizeof(addr));
+	if (err == -EMFILE)
+		pr_info_ratelimited("path from %s refused: its %u connections would pass max_conns_per_peer (%u), it holds %u\n",
+				    addr, cnt, max_peer, nr);
+	else
+		pr_info_ratelimited("path from %s refused: its %u connections would pass max_conns (%u), the server holds %u\n",
+				    addr, cnt, max_total, nr);
+	return err;
+}
+
+/**
+ * trs_srv_release_conns() - undo the admission of a path's connections
+ * @path: the path; its connections are destroyed, or were never made
+ *
+ * Once per path: later calls do nothing.  Process context.
+ */
+void trs_srv_release_conns(struct trs_srv_path *path)
+{
+	spin_lock(&trs_srv_conn_lock);
+	if (!list_empty(&path->conn_entry)) {
+		list_del_init(&path->conn_entry);
+		trs_srv_conns -= path->conn_cnt;
+	}
+	spin_unlock(&trs_srv_conn_lock);
+}
+
+/**
+ * trs_srv_nr_conns() - connections counted against max_conns
+ *
+ * Return: the sum of the connection counts of the paths held.
+ */
+unsigned int trs_srv_nr_conns(void)
+{
+	unsigned int nr;
+
+	spin_lock(&trs_srv_conn_lock);
+	nr = trs_srv_conns;
+	spin_unlock(&trs_srv_conn_lock);
+	return nr;
 }
 
 /**
@@ -491,6 +578,9 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		err = -ENOMEM;
 		goto release_bytes;
 	}
+	err = trs_srv_admit_conns(path, &peer);
+	if (err)
+		goto free_path;
 	err = trs_srv_sess_link(path);
 	if (err)
 		goto free_path;
@@ -510,7 +600,7 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	return path;
 
 free_path:
-	/* it releases the bytes and its session reference */
+	/* it releases the bytes, the connections and its session reference */
 	trs_srv_path_discard(path);
 	goto drop_sess;
 release_bytes:

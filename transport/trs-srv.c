@@ -44,6 +44,27 @@ module_param_named(max_conns_per_session, trs_srv_max_conns, uint, 0644);
 MODULE_PARM_DESC(max_conns_per_session,
 		 "Connections one session may have, 1..1024; a client opens one per CPU (default 1024)");
 
+/*
+ * Every connection is a QP and a CQ on the server's RDMA device, which has
+ * a fixed number of them for all its users.  A client opens one connection
+ * per CPU and path (at most 1024 and 8): a session of a 128-CPU client
+ * over 8 paths has 1024, one of a 2-CPU guest over one path 2.  4096 per
+ * peer leaves such a client four sessions of 8 paths, or
+ * max_sessions_per_peer single-path ones, and a 2-CPU guest more than its
+ * max_sessions_per_peer sessions of 8 paths can use (512); 32768 in all is
+ * max_sessions single-path sessions of 128-CPU clients, a fraction of the
+ * QPs of an InfiniBand or RoCE adapter.
+ */
+unsigned int trs_srv_max_total_conns = 32768;
+module_param_named(max_conns, trs_srv_max_total_conns, uint, 0644);
+MODULE_PARM_DESC(max_conns,
+		 "Connections the server holds at once, from all clients (a path counts those its connection 0 announces); over it a path is refused with ENFILE; 0: no limit (default 32768)");
+
+unsigned int trs_srv_max_peer_conns = 4096;
+module_param_named(max_conns_per_peer, trs_srv_max_peer_conns, uint, 0644);
+MODULE_PARM_DESC(max_conns_per_peer,
+		 "Connections one client address may hold at once, over all its sessions and paths; over it a path is refused with EMFILE; 0: no limit (default 4096)");
+
 unsigned int trs_srv_max_chunk_mem_mb;
 module_param_named(max_chunk_mem_mb, trs_srv_max_chunk_mem_mb, uint, 0644);
 MODULE_PARM_DESC(max_chunk_mem_mb,
@@ -61,6 +82,15 @@ struct workqueue_struct *trs_srv_setup_wq;
 /* guards trs_srv_sessions and the conns[] of every path */
 DEFINE_MUTEX(trs_srv_mutex);
 LIST_HEAD(trs_srv_sessions);
+
+/* /sys/module/rnbd_trs_server/nr_conns: the connections max_conns counts */
+static ssize_t nr_conns_show(struct module_attribute *attr,
+			     struct module_kobject *mk, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", trs_srv_nr_conns());
+}
+
+static struct module_attribute trs_srv_attr_nr_conns = __ATTR_RO(nr_conns);
 
 /*
  * CM events.  Connect requests go to trs_srv_connect(); any error or
@@ -246,11 +276,18 @@ static int __init trs_srv_init(void)
 	err = trs_srv_sysfs_init();
 	if (err)
 		goto destroy_setup_wq;
-	err = ib_register_client(&trs_srv_ib_client);
+	err = sysfs_create_file(&THIS_MODULE->mkobj.kobj,
+				&trs_srv_attr_nr_conns.attr);
 	if (err)
 		goto sysfs_exit;
+	err = ib_register_client(&trs_srv_ib_client);
+	if (err)
+		goto remove_nr_conns;
 	return 0;
 
+remove_nr_conns:
+	sysfs_remove_file(&THIS_MODULE->mkobj.kobj,
+			  &trs_srv_attr_nr_conns.attr);
 sysfs_exit:
 	trs_srv_sysfs_exit();
 destroy_setup_wq:
@@ -263,6 +300,11 @@ destroy_wq:
 static void __exit trs_srv_exit(void)
 {
 	ib_unregister_client(&trs_srv_ib_client);
+	/* every user closed its listener: every path was freed */
+	WARN(trs_srv_nr_conns(), "%u connections still counted\n",
+	     trs_srv_nr_conns());
+	sysfs_remove_file(&THIS_MODULE->mkobj.kobj,
+			  &trs_srv_attr_nr_conns.attr);
 	trs_srv_sysfs_exit();
 	destroy_workqueue(trs_srv_setup_wq);
 	destroy_workqueue(trs_srv_wq);

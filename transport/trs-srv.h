@@ -190,6 +190,12 @@ enum trs_srv_state {
  * @dst: the client's address of connection 0
  * @chunk_bytes: chunk memory the path was admitted with, in
  *	trs_srv_chunk_bytes until it is freed
+ * @peer: the client's address of connection 0, port cleared: what
+ *	max_conns_per_peer counts
+ * @conn_entry: on the list of paths whose @conn_cnt connections are
+ *	counted (max_conns, max_conns_per_peer), from the admission of
+ *	connection 0 until the close work destroyed the connections (or the
+ *	path is discarded); guarded by trs_srv_conn_lock
  * @lock: guards @state, @nr_established and the connections' established
  *	flags
  * @state: enum trs_srv_state
@@ -241,6 +247,8 @@ struct trs_srv_path {
 	struct sockaddr_storage	src;
 	struct sockaddr_storage	dst;
 	u64			chunk_bytes;
+	struct sockaddr_storage	peer;
+	struct list_head	conn_entry;
 
 	spinlock_t		lock;	/* see above */
 	enum trs_srv_state	state;
@@ -340,12 +348,16 @@ extern unsigned int trs_srv_max_io_size;
 extern unsigned int trs_srv_max_sessions;
 extern unsigned int trs_srv_max_peer_sessions;
 extern unsigned int trs_srv_max_conns;
+extern unsigned int trs_srv_max_total_conns;
+extern unsigned int trs_srv_max_peer_conns;
 extern unsigned int trs_srv_max_chunk_mem_mb;
 
 /* trs-srv-sess.c */
 int trs_srv_connect(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		    struct rdma_cm_event *ev);
 void trs_srv_release_bytes(u64 bytes);
+void trs_srv_release_conns(struct trs_srv_path *path);
+unsigned int trs_srv_nr_conns(void);
 void trs_srv_sess_put(struct trs_srv_sess *sess);
 int trs_srv_sess_user_open(struct trs_srv_sess *sess);
 void trs_srv_sess_unlink(struct trs_srv_path *path);

@@ -2,12 +2,14 @@
 # desc: a hostile client (tests/hostile/rnbd-hostile) sends the server more
 #       than 300 malformed inputs (CM private data, immediates, request
 #       headers, block messages) and floods (sessions, promised connections,
+#       connections past max_conns_per_peer, paths past the 8 of a session,
 #       OPENs, requests whose replies cannot land), from a seed: the server
 #       answers each with an error or closes only that session; afterwards
-#       no session, RDMA object or chunk memory is left, and a legitimate
-#       client maps and passes fio verify.  Every input's outcome is
-#       judged against tests/hostile/expect-client (an error, a closed
-#       session or acceptance, as the protocol says; never another).  A
+#       no session, RDMA object, counted connection or chunk memory is
+#       left, and a legitimate client maps and passes fio verify.  Every
+#       input's outcome is judged against tests/hostile/expect-client (an
+#       error, a closed session or acceptance, as the protocol says; never
+#       another).  A
 #       bystander session maps another device and does verified IO through
 #       the whole round.  Sessions left idle (no device, no heartbeat,
 #       connections never made) are closed.
@@ -31,6 +33,12 @@ out=${CASE_RESULTS:-/job/results}/hostile-client-tool.log
 P=/sys/module/rnbd_trs_server/parameters
 old_peer=$(cat $P/max_sessions_per_peer)
 echo 16 >$P/max_sessions_per_peer
+# connections per address: room for the bystander and the flood's session
+# that announces 1024, not for the 12 that announce 128 each
+N=/sys/module/rnbd_trs_server/nr_conns
+conn_cap=1088
+old_peer_conns=$(cat $P/max_conns_per_peer)
+echo $conn_cap >$P/max_conns_per_peer
 
 # the bystander: a legitimate session of the kernel client, mapped before
 # the round and doing verified IO (each job with a fresh seed, so a lost
@@ -60,7 +68,10 @@ sync
 echo 3 >/proc/sys/vm/drop_caches
 base_res=$(rdma_res_counts)
 base_mem=$(free_kb)
-log "seed $seed, $rounds round(s); before: $base_res, $base_mem kB free"
+# the bystander's connections, all the server counts now
+base_conns=$(cat $N)
+[ "$base_conns" -ge 1 ] || die "the server counts $base_conns connections with the bystander's session mapped"
+log "seed $seed, $rounds round(s); before: $base_res, $base_conns connections, $base_mem kB free"
 bystander &
 bys_pid=$!
 t0=$(date +%s)
@@ -90,6 +101,16 @@ log "$summary in $((t1 - t0)) s"
 [ "${inputs:-0}" -ge 300 ] || die "only ${inputs:-0} distinct inputs"
 grep -q 'rejected EUSERS' "$out" ||
 	die "the session flood never met max_sessions_per_peer"
+# the connection flood: refused at max_conns_per_peer, never past it (the
+# bystander's connections count against the same address)
+fc=$(grep '^hostile: flood-conns:' "$out" | tail -1)
+log "$fc"
+grep -q '^case flood-conns: .* -> rejected EMFILE$' "$out" ||
+	die "the connection flood never met max_conns_per_peer ($conn_cap): $fc"
+fcn=$(echo "$fc" | sed -n 's/.* accepted (\([0-9]*\) connections).*/\1/p')
+[ -n "$fcn" ] && [ $((fcn + base_conns)) -le $conn_cap ] ||
+	die "the flood held ${fcn:-?} connections beside the bystander's $base_conns, max_conns_per_peer $conn_cap"
+log "$(grep '^hostile: flood-paths:' "$out" | tail -1)"
 # the holes of the protocol before minor 4 (joins without the key,
 # connection 0 twice, /proc's magic links) are rules of expect-client
 # minor 5: the reply to a request carries its slot tag (generation) whole
@@ -98,6 +119,7 @@ ok=$(grep -F "the reply echoes the tag" "$out" | grep -c -- "-> answered ENODEV"
 [ "$n" -ge 3 ] && [ "$n" = "$ok" ] ||
 	die "slot tags: $ok of $n replies echoed the tag: $(grep -F "the reply echoes the tag" "$out" | grep -v -- "-> answered ENODEV" | head -1)"
 echo "$old_peer" >$P/max_sessions_per_peer
+echo "$old_peer_conns" >$P/max_conns_per_peer
 
 # every session the hostile client made is gone: its RDMA objects...
 i=0
@@ -105,6 +127,14 @@ until [ "$(rdma_res_counts)" = "$base_res" ]; do
 	i=$((i + 1))
 	[ $i -lt $((600 * S)) ] ||
 		die "RDMA objects left 60 s after the hostile client: $(rdma_res_counts), before $base_res"
+	sleep 0.1
+done
+# ...its connections (a count that leaked would refuse the address for ever)...
+i=0
+until [ "$(cat $N)" = "$base_conns" ]; do
+	i=$((i + 1))
+	[ $i -lt $((300 * S)) ] ||
+		die "the server counts $(cat $N) connections 30 s after the hostile client, $base_conns before"
 	sleep 0.1
 done
 # ...and its chunks (an RCU grace period and the per-CPU lists later).  Not
@@ -146,3 +176,11 @@ fio --name=v --filename="/dev/$dev" --ioengine=libaio --direct=1 --rw=randwrite 
 	--verify_state_save=0 >/tmp/fio.out 2>&1 || { cat /tmp/fio.out; die "fio verify"; }
 unmap_dev "$dev"
 unmap_dev "$bys"
+# no session left: no connection counted
+i=0
+until [ "$(cat $N)" = 0 ]; do
+	i=$((i + 1))
+	[ $i -lt $((300 * S)) ] ||
+		die "the server counts $(cat $N) connections 30 s after the last unmap"
+	sleep 0.1
+done

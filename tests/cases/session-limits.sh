@@ -2,7 +2,10 @@
 # desc: the documented limits and knobs do what the ABI says: the server's
 #       global max_sessions refuses one session more with EUSERS and a log
 #       line, max_chunk_mem_mb refuses a session whose chunks would pass it
-#       with ENOSPC and a log line; a non-default max_io_size (64 KiB)
+#       with ENOSPC and a log line; max_conns_per_peer and max_conns count
+#       each session's connections (nr_conns) and refuse one connection
+#       more with EMFILE and ENFILE and a log line, not one less, and the
+#       count falls back on unmap and to 0 when rnbd_server is unloaded; a non-default max_io_size (64 KiB)
 #       reaches the client's queue limits and larger IO is split and
 #       verified; a session whose server is gone tries again every
 #       reconnect_delay_sec (never sooner) and gives up after
@@ -27,6 +30,47 @@ fio --name=big --filename="/dev/$d1" --ioengine=libaio --direct=1 \
 	--randseed="$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')" \
 	--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
 	>/tmp/fio.out 2>&1 || { cat /tmp/fio.out; die "fio verify of 256 KiB IO over 64 KiB chunks"; }
+
+# -- connections: a path counts the connections its client opens (one per
+# possible CPU), against max_conns_per_peer (EMFILE) and max_conns (ENFILE);
+# a path that fits exactly is taken, one more connection is refused
+N=/sys/module/rnbd_trs_server/nr_conns
+c=$(cat $N)
+cpus=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
+expect_eq "connections counted with one session mapped" "$c" "$cpus"
+old_pc=$(cat $P/max_conns_per_peer)
+old_tc=$(cat $P/max_conns)
+echo $((2 * c - 1)) >$P/max_conns_per_peer
+r=$(sysfs_write "$MAP_CTL" "sessname=lim2 path=ip:$RXE_ADDR device_path=$nb2")
+echo "$old_pc" >$P/max_conns_per_peer
+expect_eq "a session over max_conns_per_peer=$((2 * c - 1))" "$r" EMFILE
+klog | grep -q "its $c connections would pass max_conns_per_peer ($((2 * c - 1))), it holds $c" ||
+	die "no server log line for max_conns_per_peer: $(klog | grep rnbd_trs_server | tail -3)"
+[ ! -e /sys/class/rtrs-client/lim2 ] || die "the refused session left a directory"
+echo $((2 * c - 1)) >$P/max_conns
+r=$(sysfs_write "$MAP_CTL" "sessname=lim2 path=ip:$RXE_ADDR device_path=$nb2")
+echo "$old_tc" >$P/max_conns
+expect_eq "a session over max_conns=$((2 * c - 1))" "$r" ENFILE
+klog | grep -q "its $c connections would pass max_conns ($((2 * c - 1))), the server holds $c" ||
+	die "no server log line for max_conns: $(klog | grep rnbd_trs_server | tail -3)"
+expect_eq "connections counted after two refusals" "$(cat $N)" "$c"
+# exactly at both caps: taken; then the next is refused
+echo $((2 * c)) >$P/max_conns_per_peer
+echo $((2 * c)) >$P/max_conns
+d2=$(map_dev lim2 "$nb2")
+expect_eq "connections counted with two sessions mapped" "$(cat $N)" $((2 * c))
+r=$(sysfs_write "$MAP_CTL" "sessname=lim3 path=ip:$RXE_ADDR device_path=$nb3")
+expect_eq "a third session at max_conns_per_peer=$((2 * c))" "$r" EMFILE
+echo "$old_pc" >$P/max_conns_per_peer
+echo "$old_tc" >$P/max_conns
+unmap_dev "$d2"
+# the server closes the session once the client is gone: uncounted, once
+i=0
+until [ "$(cat $N)" = "$c" ]; do
+	i=$((i + 1))
+	[ $i -lt $((100 * S)) ] || die "$(cat $N) connections counted 10 s after an unmap, $c expected"
+	sleep 0.1
+done
 
 # -- the global session cap: two sessions held, a third refused
 old_max=$(cat $P/max_sessions)
@@ -63,6 +107,8 @@ echo 2 >$sdir/max_reconnect_attempts
 kmsg "session-limits: rmmod rnbd_server"
 t0=$EPOCHREALTIME
 timeout 60 rmmod rnbd_server || die "rmmod rnbd_server"
+# the unload closed every session: no connection is counted any more
+expect_eq "connections counted once rnbd_server is unloaded" "$(cat $N)" 0
 wait_path_state lim1 closed $((30 * S))
 t1=$EPOCHREALTIME
 ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 1000 }')

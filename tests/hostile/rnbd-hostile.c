@@ -870,6 +870,7 @@ static struct hsess *sess_new(const struct sess_opts *o, struct outcome *out)
 		sess_free(s);
 		s = NULL;
 		if (r.k != O_REJECTED || (r.err != EUSERS && r.err != ENOSPC &&
+					  r.err != EMFILE && r.err != ENFILE &&
 					  r.err != EBUSY && r.err != EAGAIN))
 			break;
 		sleep_ms(300);
@@ -1349,7 +1350,8 @@ static struct hsess *cm_host(uint16_t cnt, struct outcome *o)
 		if (o->k == O_ACCEPTED)
 			return s;
 		sess_free(s);
-		if (o->k != O_REJECTED || (o->err != EUSERS && o->err != ENOSPC))
+		if (o->k != O_REJECTED || (o->err != EUSERS && o->err != ENOSPC &&
+					   o->err != EMFILE && o->err != ENFILE))
 			break;
 		sleep_ms(300);
 	}
@@ -3143,6 +3145,148 @@ static struct outcome c_flood_half(long cnt)
 	return o;
 }
 
+/*
+ * Connections 0..MAX_CONNS-1 of @s (a session, or a path of one, that
+ * announces more): accepted, or the first other outcome.
+ */
+static struct outcome conns_open(struct hsess *s, const uint8_t *key,
+				 uint16_t path_id)
+{
+	struct trs_msg_conn_req r;
+	struct outcome o = OUT(O_ACCEPTED, 0);
+	int i, err;
+
+	for (i = 0; i < s->o.conn_cnt && i < MAX_CONNS; i++) {
+		err = conn_prepare(s, i);
+		if (err)
+			return errno_outcome(err);
+		conn_req_fill(s, i, &r);
+		r.path_id = htole16(path_id);
+		if (key)
+			memcpy(r.sess_key, key, sizeof(r.sess_key));
+		o = conn_connect(s, i, &r, sizeof(r));
+		if (o.k != O_ACCEPTED)
+			break;
+	}
+	return o;
+}
+
+/* Held for a moment (the server's view settles), then all dropped. */
+static void hold_and_free(struct hsess **ss, int n)
+{
+	long end = now_ms() + 500;
+	int i;
+
+	while (now_ms() < end)
+		for (i = 0; i < n; i++)
+			if (ss[i])
+				pump(ss[i], 0);
+	for (i = 0; i < n; i++)
+		sess_free(ss[i]);
+	/* let the server finish closing them before the next case */
+	sleep_ms(1000);
+}
+
+/*
+ * @n sessions at once that announce @cnt connections each and make the
+ * first MAX_CONNS: the connections one client address may hold
+ * (max_conns_per_peer) and the server in all (max_conns) refuse them, by
+ * what they announce.
+ */
+static void flood_conns(int n, int cnt)
+{
+	struct sess_opts so = { .small = true, .max_qd = opt.flood_qd,
+				.conn_cnt = cnt };
+	struct hsess **ss = calloc(n, sizeof(*ss));
+	int i, acc = 0, emfile = 0, enfile = 0, eusers = 0, enospc = 0;
+	int other = 0;
+	struct outcome o;
+
+	if (!ss)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		CASE("flood-conns", "session %d of %d held at once, conn_cnt %d, connections 0..%d made",
+		     i + 1, n, cnt, (cnt < MAX_CONNS ? cnt : MAX_CONNS) - 1) {
+			ss[i] = sess_alloc(&so);
+			o = conns_open(ss[i], NULL, 0);
+			if (o.k == O_ACCEPTED)
+				acc++;
+			else if (o.k == O_REJECTED && o.err == EMFILE)
+				emfile++;
+			else if (o.k == O_REJECTED && o.err == ENFILE)
+				enfile++;
+			else if (o.k == O_REJECTED && o.err == EUSERS)
+				eusers++;
+			else if (o.k == O_REJECTED && o.err == ENOSPC)
+				enospc++;
+			else
+				other++;
+			if (o.k != O_ACCEPTED) {
+				sess_free(ss[i]);
+				ss[i] = NULL;
+			}
+			end_case(o);
+		}
+	}
+	if (!cs.dry) {
+		hold_and_free(ss, n);
+		printf("hostile: flood-conns: %d of %d sessions of %d connections accepted (%d connections), rejected: %d EMFILE, %d ENFILE, %d EUSERS, %d ENOSPC, %d other\n",
+		       acc, n, cnt, acc * cnt, emfile, enfile, eusers, enospc,
+		       other);
+	}
+	free(ss);
+}
+
+/*
+ * One multipath session joined by @n paths at once (path ids 0..n-1),
+ * each announcing @cnt connections and making the first MAX_CONNS: a
+ * session has at most 8 paths, whatever their connections.
+ */
+static void flood_paths(int n, int cnt)
+{
+	struct sess_opts so = { .small = true, .max_qd = opt.flood_qd,
+				.conn_cnt = cnt, .caps = TRS_CAP_MULTIPATH };
+	struct hsess **ss = calloc(n, sizeof(*ss));
+	int i, acc = 0, tries;
+	struct outcome o;
+
+	if (!ss)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		CASE("flood-paths", "path %d of %d of one session held at once, conn_cnt %d, connections 0..%d made",
+		     i + 1, n, cnt, (cnt < MAX_CONNS ? cnt : MAX_CONNS) - 1) {
+			/* the first one, the session's, waits out closing ones */
+			for (tries = 0; tries < (i ? 1 : 10); tries++) {
+				ss[i] = sess_alloc(&so);
+				if (i && ss[0]) {
+					memcpy(ss[i]->uuid, ss[0]->uuid,
+					       sizeof(ss[i]->uuid));
+					o = conns_open(ss[i], ss[0]->key, i);
+				} else {
+					o = conns_open(ss[i], NULL, i);
+				}
+				if (o.k == O_ACCEPTED)
+					break;
+				sess_free(ss[i]);
+				ss[i] = NULL;
+				if (i || o.k != O_REJECTED ||
+				    (o.err != EUSERS && o.err != EMFILE &&
+				     o.err != ENFILE && o.err != ENOSPC))
+					break;
+				sleep_ms(300);
+			}
+			acc += o.k == O_ACCEPTED;
+			end_case(o);
+		}
+	}
+	if (!cs.dry) {
+		hold_and_free(ss, n);
+		printf("hostile: flood-paths: %d of %d paths of %d connections accepted in one session\n",
+		       acc, n, cnt);
+	}
+	free(ss);
+}
+
 /* @arg OPEN/CLOSE pairs of --device: answered 0, or the first failure. */
 static struct outcome c_flood_open_close(struct hsess *s, long n)
 {
@@ -3273,6 +3417,9 @@ static void grp_flood(void)
 	CASE("flood-churn", "%d sessions made and dropped one after the other",
 	     50 * k)
 		end_case(c_flood_churn(50L * k));
+	/* last: what they leave closing makes the caps refuse sooner */
+	flood_paths(10, 96);
+	flood_conns(12 * k, 128);
 }
 
 /* ---------------------------------------------------------------------- */
