@@ -279,4 +279,11 @@ static inline bool bdev_rot(struct block_device *bdev)
 }
 #endif
 
+/* --- a module attribute's show() takes it const (6.14) --------------- */
+#if RNBD_HAVE_MODULE_ATTRIBUTE_CONST
+#define RNBD_MODULE_ATTR_CONST	const
+#else
+#define RNBD_MODULE_ATTR_CONST
+#endif
+
 #endif /* RNBD_COMPAT_H */

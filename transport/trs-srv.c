@@ -9,6 +9,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
+#include <rnbd-compat.h>
+
 #include "trs-srv.h"
 
 #define TRS_SRV_BACKLOG		64
@@ -84,7 +86,7 @@ DEFINE_MUTEX(trs_srv_mutex);
 LIST_HEAD(trs_srv_sessions);
 
 /* /sys/module/rnbd_trs_server/nr_conns: the connections max_conns counts */
-static ssize_t nr_conns_show(struct module_attribute *attr,
+static ssize_t nr_conns_show(RNBD_MODULE_ATTR_CONST struct module_attribute *attr,
 			     struct module_kobject *mk, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", trs_srv_nr_conns());
