@@ -41,16 +41,22 @@ pkg_install() {
 
 # pkg_modules KVER: each module for KVER is DKMS's build: under
 # updates/dkms, signed with DKMS's key, and what modprobe loads.
+# DKMS compresses the modules as the kernel's own are (6.12's: .ko.xz).
 pkg_modules() {
 	for m in $PKG_MODULES; do
-		expect_eq "$m file" "$(modinfo -k "$1" -F filename "$m")" \
+		expect_eq "$m file" "$(modinfo -k "$1" -F filename "$m" | pkg_ko)" \
 			"/lib/modules/$1/updates/dkms/$m.ko"
 		expect_eq "$m signer" "$(modinfo -k "$1" -F signer "$m")" "DKMS module signing key"
 	done
 	# the client's chain, dependencies first, all from updates/dkms
 	expect_eq "modprobe rnbd_client loads" \
-		"$(modprobe -S "$1" --show-depends rnbd_client | sed -n 's|^insmod \(.*/updates/dkms/[^ ]*\).*|\1|p' | tr '\n' ' ')" \
+		"$(modprobe -S "$1" --show-depends rnbd_client | sed -n 's|^insmod \(.*/updates/dkms/[^ ]*\).*|\1|p' | pkg_ko | tr '\n' ' ')" \
 		"/lib/modules/$1/updates/dkms/rnbd_trs_core.ko /lib/modules/$1/updates/dkms/rnbd_trs_client.ko /lib/modules/$1/updates/dkms/rnbd_client.ko "
+}
+
+# pkg_ko: module file names on stdin, less a compression suffix
+pkg_ko() {
+	sed -E 's/\.ko\.(xz|zst|gz)$/.ko/'
 }
 
 # pkg_sources VERSION: the package's module sources are the tree's: the
