@@ -71,7 +71,8 @@ static LIST_HEAD(rnbd_srv_file_exports);
  * the counters of every
  * export, and the adding and removal of the sysfs directories of exports
  * and of their session devices.  Taken after a sess->lock, never before.
- * Held for no block device open or close: one that hangs holds up no other.
+ * Held for no open or close of a block device or file: one that hangs
+ * holds up no other.
  */
 static DEFINE_MUTEX(rnbd_srv_exports_mutex);
 
@@ -189,9 +190,17 @@ static int rnbd_srv_path_kind(struct rnbd_srv_sess *sess, const char *name,
 	return err;
 }
 
+/* @dev is the block device @devt, or the file of @inode if @devt is 0. */
+static bool rnbd_srv_dev_is(const struct rnbd_srv_dev *dev, dev_t devt,
+			    const struct inode *inode)
+{
+	/* an export's key never changes */
+	return devt ? dev->export->devt == devt : dev->export->inode == inode;
+}
+
 /*
- * @sess has the block device @devt, or the file of @inode, open already.
- * Called with sess->lock held.
+ * @sess has the block device @devt, or the file of @inode, open already,
+ * or is opening it.  Called with sess->lock held.
  */
 static bool rnbd_srv_dev_is_open(struct rnbd_srv_sess *sess, dev_t devt,
 				 const struct inode *inode)
@@ -200,8 +209,11 @@ static bool rnbd_srv_dev_is_open(struct rnbd_srv_sess *sess, dev_t devt,
 	unsigned long id;
 
 	xa_for_each(&sess->devs, id, dev) {
-		if (dev->bdev ? dev->bdev->bd_dev == devt :
-				file_inode(dev->file) == inode)
+		if (rnbd_srv_dev_is(dev, devt, inode))
+			return true;
+	}
+	list_for_each_entry(dev, &sess->opening, open_node) {
+		if (rnbd_srv_dev_is(dev, devt, inode))
 			return true;
 	}
 	return false;
@@ -436,14 +448,71 @@ check:
 	return err;
 }
 
+/*
+ * Reserve @dev's block device @devt, or file at @path if @devt is 0, in
+ * @sess, which may not have it open or being opened: count it in its
+ * export, and put @dev on the session's opening list.  Called with
+ * sess->lock held.
+ */
+static int rnbd_srv_dev_reserve(struct rnbd_srv_sess *sess,
+				struct rnbd_srv_dev *dev, dev_t devt,
+				const struct path *path)
+{
+	int err;
+
+	if (sess->closed)
+		return -ENOTCONN;
+	if (rnbd_srv_dev_is_open(sess, devt,
+				 devt ? NULL : d_inode(path->dentry)))
+		return -EEXIST;
+	err = rnbd_srv_export_get(dev, devt, path);
+	if (err)
+		return err;
+	list_add_tail(&dev->open_node, &sess->opening);
+	return 0;
+}
+
+/*
+ * @dev's block device or file is open: give it an id in @sess and show it
+ * in sysfs, unless the session closed while it was being opened.  @rsp is
+ * filled here: a CLOSE of the new id, or the session's close, may close
+ * the device as soon as sess->lock is unlocked.  Called with sess->lock
+ * held, @dev off the opening list.
+ */
+static int rnbd_srv_dev_add(struct rnbd_srv_sess *sess,
+			    struct rnbd_srv_dev *dev,
+			    struct rnbd_msg_open_rsp *rsp)
+{
+	int err;
+
+	if (sess->closed) {
+		pr_info("session %s: %s opened after the session closed: closed again\n",
+			trs_srv_sess_name(sess->trs), dev->path);
+		return -ENOTCONN;
+	}
+	err = TRS_FI(xa_alloc(&sess->devs, &dev->id, dev, xa_limit_32b,
+			      GFP_KERNEL), -ENOMEM);
+	if (err)
+		return err;
+	rnbd_srv_dev_publish(dev);
+	rnbd_srv_fill_open_rsp(dev, rsp);
+	return 0;
+}
+
 /**
  * rnbd_srv_dev_open() - open the block device or file an OPEN message names
  * @sess: session the message arrived on
  * @msg: the message; its header and length are checked already
  * @rsp: the response to fill
  *
- * @rsp is filled under sess->lock: a CLOSE of the new id, or the session's
- * close, may close the device as soon as it is unlocked.
+ * The block device or file is opened without sess->lock: an open that
+ * hangs (a partition rescan, a FUSE or NFS open) holds up neither the
+ * session's close nor its other OPENs and CLOSEs.  Meanwhile it is on the
+ * session's opening list, so an OPEN of the same device or file in the
+ * session fails with -EEXIST, and it has no id, so no CLOSE or IO can name
+ * it.  If the session closed meanwhile, what was opened is closed again
+ * when the open returns, however late (the admin work's session reference
+ * keeps the session until then), and the OPEN fails with -ENOTCONN.
  *
  * Context: process context, sleeps; takes sess->lock.
  * Return: 0, the device registered under the id in @rsp in @sess, or
@@ -454,10 +523,11 @@ check:
  * kernel), -EOPNOTSUPP (a
  * regular file while file_exports is off), -EACCES (nodev
  * mount), -ELOOP (symlink loop or magic link), -EEXIST if @sess has the
- * device or file open already, -EROFS for a read-write or migration open
- * of a read-only device or a file on a read-only mount, -EBUSY if the
- * writers of other sessions do not allow the access mode, or the device
- * or file is busy, -ENOTCONN if @sess is closed, or another errno of the
+ * device or file open already, or is opening it, -EROFS for a read-write
+ * or migration open of a read-only device or a file on a read-only mount,
+ * -EBUSY if the writers of other sessions do not allow the access mode,
+ * or the device or file is busy, -ENOTCONN if @sess is closed, or closed
+ * while the device or file was being opened, or another errno of the
  * lookup or the open.
  */
 int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
@@ -512,28 +582,22 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		dev->mode |= BLK_OPEN_WRITE | BLK_OPEN_EXCL;
 
 	mutex_lock(&sess->lock);
-	if (sess->closed) {
-		err = -ENOTCONN;
-		goto unlock;
-	}
-	if (rnbd_srv_dev_is_open(sess, devt,
-				 devt ? NULL : d_inode(path.dentry))) {
-		err = -EEXIST;
-		goto unlock;
-	}
-	err = rnbd_srv_export_get(dev, devt, &path);
+	err = rnbd_srv_dev_reserve(sess, dev, devt, &path);
+	mutex_unlock(&sess->lock);
 	if (err)
-		goto unlock;
+		goto put_dev;
+	/* may wait for ever: see above */
 	err = rnbd_srv_dev_open_backend(sess, dev, devt, &path);
-	if (err)
+	mutex_lock(&sess->lock);
+	list_del(&dev->open_node);
+	if (err) {
+		mutex_unlock(&sess->lock);
 		goto put_export;
-	err = TRS_FI(xa_alloc(&sess->devs, &dev->id, dev, xa_limit_32b,
-			      GFP_KERNEL), -ENOMEM);
+	}
+	err = rnbd_srv_dev_add(sess, dev, rsp);
+	mutex_unlock(&sess->lock);
 	if (err)
 		goto close_backend;
-	rnbd_srv_dev_publish(dev);
-	rnbd_srv_fill_open_rsp(dev, rsp);
-	mutex_unlock(&sess->lock);
 	if (!devt)
 		path_put(&path);
 	return 0;
@@ -543,8 +607,6 @@ close_backend:
 put_export:
 	/* after the claim is gone: see rnbd_srv_exports */
 	rnbd_srv_export_put(dev);
-unlock:
-	mutex_unlock(&sess->lock);
 put_dev:
 	kobject_put(&dev->kobj);
 put_path:
@@ -660,7 +722,9 @@ int rnbd_srv_dev_force_close(struct rnbd_srv_dev *dev)
  * rnbd_srv_dev_close_all() - close every device of @sess
  * @sess: session going away; no request of it will arrive
  *
- * An OPEN still queued then finds @sess closed and opens nothing.
+ * An OPEN still queued then finds @sess closed and opens nothing; one
+ * whose block device or file is being opened is not waited for: it closes
+ * what it opened when its open returns (rnbd_srv_dev_open()).
  *
  * Context: process context, sleeps; takes sess->lock.
  */

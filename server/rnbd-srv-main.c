@@ -141,6 +141,8 @@ void rnbd_srv_sess_put(struct rnbd_srv_sess *sess)
 {
 	if (!refcount_dec_and_test(&sess->ref))
 		return;
+	/* an open still running holds a reference (its admin work's) */
+	WARN_ON_ONCE(!list_empty(&sess->opening));
 	xa_destroy(&sess->devs);
 	mutex_destroy(&sess->lock);
 	kfree(sess);
@@ -268,6 +270,7 @@ static int rnbd_srv_sess_open(struct trs_srv_sess *trs, void **priv)
 		return -ENOMEM;
 	sess->trs = trs;
 	xa_init_flags(&sess->devs, XA_FLAGS_ALLOC);
+	INIT_LIST_HEAD(&sess->opening);
 	mutex_init(&sess->lock);
 	refcount_set(&sess->ref, 1);
 	INIT_DELAYED_WORK(&sess->idle_work, rnbd_srv_idle_work);
@@ -280,8 +283,9 @@ static int rnbd_srv_sess_open(struct trs_srv_sess *trs, void **priv)
 }
 
 /*
- * An OPEN or CLOSE still queued runs later (a lookup that hangs is not
- * waited for): it finds the session closed, and frees it if it is last.
+ * An OPEN or CLOSE still queued runs later, and one whose lookup or open
+ * hangs is not waited for: it finds the session closed (an OPEN closes
+ * what it opened), and frees it if it is last.
  */
 static void rnbd_srv_sess_close(struct trs_srv_sess *trs, void *priv)
 {

@@ -25,9 +25,17 @@
 /**
  * struct rnbd_srv_sess - a client session
  * @trs: transport session
- * @devs: dev_id -> struct rnbd_srv_dev; lookups on the IO path under RCU
- * @lock: serialises OPEN and CLOSE of this session's devices
- * @closed: the transport closed the session: no device may be added
+ * @devs: dev_id -> struct rnbd_srv_dev, the open devices; lookups on the
+ *	IO path under RCU
+ * @opening: the devices whose block device or file is being opened
+ *	(struct rnbd_srv_dev.open_node), no id yet: an OPEN of the same
+ *	device or file fails with -EEXIST meanwhile
+ * @lock: guards the stores and erasures of @devs, @opening and @closed.
+ *	Held for no open of a block device or file: one may hang for ever
+ *	(a partition rescan, a FUSE or NFS open), and the session's close
+ *	takes this lock
+ * @closed: the transport closed the session: no device may be added; an
+ *	open still running closes what it opened when it ends
  * @ref: one until the transport closes the session, plus one per OPEN or
  *	CLOSE queued on the admin workqueue and per force_close write
  *	running; the last frees the struct
@@ -38,7 +46,8 @@
 struct rnbd_srv_sess {
 	struct trs_srv_sess	*trs;
 	struct xarray		devs;
-	struct mutex		lock;	/* open and close of devs, closed */
+	struct list_head	opening;
+	struct mutex		lock;	/* devs, opening, closed: see above */
 	bool			closed;
 	refcount_t		ref;
 	struct delayed_work	idle_work;
@@ -101,6 +110,7 @@ struct rnbd_srv_dev_waitq {
  * @kobj: sessions/<session>/ in the export's sysfs directory; owns the
  *	memory (its release frees the struct after an RCU grace period)
  * @sess: session that opened it; alive while the device is in its devs
+ *	or opening list
  * @export: the block device's or the file's export, held until the release
  * @bdev: the device; opened exclusively (holder: @export) if @mode has
  *	BLK_OPEN_WRITE.  NULL for a file
@@ -113,6 +123,8 @@ struct rnbd_srv_dev_waitq {
  * @mode: BLK_OPEN_* the device or file was opened with
  * @access_mode: RNBD_ACCESS_* of the OPEN
  * @path: the path the OPEN named, as sent
+ * @open_node: entry in its session's opening list while its block device
+ *	or file is being opened, under the session's lock
  * @id: index in the session's devs, the dev_id of the protocol
  * @nsectors: its size as the client was last told, in 512-byte sectors;
  *	written by the OPEN and INFO answers and the size work (READ_ONCE)
@@ -135,6 +147,7 @@ struct rnbd_srv_dev {
 	blk_mode_t		mode;
 	enum rnbd_access_mode	access_mode;
 	char			*path;
+	struct list_head	open_node;
 	u32			id;
 	sector_t		nsectors;
 	refcount_t		ref;
