@@ -74,12 +74,12 @@ setup_rxe() {
 	log "$(rdma link show "$rd/1")"
 }
 
+# Each may be absent: safe under errexit (guest-run --errexit).
 teardown_rxe() {
-	rdma link del "$RXE_DEV" 2>/dev/null
+	rdma link del "$RXE_DEV" 2>/dev/null || true
 	# the second link's device (setup_links)
-	rdma link del rxe1 2>/dev/null
-	ip link del dummy0 2>/dev/null
-	true
+	rdma link del rxe1 2>/dev/null || true
+	ip link del dummy0 2>/dev/null || true
 }
 
 # Count the RDMA resources (pd, cq, qp, mr, cm_id) currently allocated.
