@@ -1797,7 +1797,9 @@ static bool open_lie(struct sess *s, struct req *r)
 /*
  * late-reply: the held reply to a READ goes out when its slot carries a
  * new READ of the same length, before that one's own reply: only the slot
- * tag's generation tells the two apart
+ * tag's generation tells the two apart.  A request 16 generations on
+ * carries the held reply's tag again, which no client can tell from its
+ * own (Documentation/transport-protocol.rst): the reply waits for the next.
  */
 static void late_lie(struct sess *s, const struct req *r)
 {
@@ -1806,6 +1808,11 @@ static void late_lie(struct sess *s, const struct req *r)
 	if (!s->late_valid || r->slot != s->late.slot ||
 	    r->data_len != s->late.len)
 		return;
+	if (s->slot_gen && r->tag == trs_imm_slot(s->late.imm)) {
+		say(s, "slot %u carries a new request with the held reply's tag %#x (the generation wrapped): held for the next",
+		    r->slot, r->tag);
+		return;
+	}
 	s->late_valid = false;
 	rsp.conn = r->conn;
 	lie(s, "late", opt.observe_ms,
