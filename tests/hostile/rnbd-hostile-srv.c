@@ -1809,7 +1809,8 @@ static void late_lie(struct sess *s, const struct req *r)
 	    r->data_len != s->late.len)
 		return;
 	if (s->slot_gen && r->tag == trs_imm_slot(s->late.imm)) {
-		say(s, "slot %u carries a new request with the held reply's tag %#x (the generation wrapped): held for the next",
+		say(s,
+		    "slot %u carries a new request with the held reply's tag %#x (the generation wrapped): held for the next",
 		    r->slot, r->tag);
 		return;
 	}
