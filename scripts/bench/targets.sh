@@ -57,15 +57,19 @@ sched_none() {
 # counters [DEV [SESS]]: one "name value" per line, all monotonic.  A
 # counter missing from either side of a delta (the rnbd session before it
 # is mapped) is left out of it.  With DEV, also the IOs the block device
-# completed (reads and writes, /proc/diskstats); a multipath NVMe disk
-# counts none itself, its path disks nvmeXcZnY (hidden, still listed) do.
+# completed (reads and writes, /proc/diskstats).  A multipath NVMe disk
+# nvmeXnY counts none itself on 6.1 but counts each IO on 6.12, and its
+# path disks nvmeXcZnY (hidden, still listed) count them on both: the
+# larger of the head's count and its paths' sum, so that no kernel counts
+# an IO twice (summing both halved 6.12's NVMe cost per IO).
 # The rnbd counters are session SESS's (default bench); for a session of
 # several paths also each path's requests (rnbd_path1_requests...).
 counters() {
 	_sess=${2:-bench}
-	[ -z "${1:-}" ] || awk -v re="^$(echo "$1" |
-		sed -E 's/^(nvme[0-9]+)(n[0-9]+)$/\1(c[0-9]+)?\2/')\$" \
-		'$3 ~ re { n += $4 + $8 } END { print "dev_ios", n + 0 }' \
+	[ -z "${1:-}" ] || awk -v dev="$1" -v re="^$(echo "$1" |
+		sed -E 's/^(nvme[0-9]+)(n[0-9]+)$/\1c[0-9]+\2/')\$" \
+		'$3 == dev { h += $4 + $8 } $3 != dev && $3 ~ re { p += $4 + $8 }
+		 END { print "dev_ios", (h > p ? h : p) + 0 }' \
 		/proc/diskstats
 	awk '/^cpu / { print "cpu_busy_ticks", $2 + $3 + $4 + $7 + $8;
 		       print "cpu_idle_ticks", $5 + $6 }
