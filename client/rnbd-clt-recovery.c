@@ -269,7 +269,7 @@ void rnbd_clt_reopen_work(struct work_struct *work)
  * Return: 0; -EALREADY if the device is open; -EBUSY if it is being
  * mapped; -ENODEV if it is being unmapped; -ENOTCONN if its session is not
  * connected; or the error of the open (the server's, a transport error,
- * -EMEDIUMTYPE for a device that changed size).
+ * -EMEDIUMTYPE for a device whose logical block size changed).
  */
 int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
 {

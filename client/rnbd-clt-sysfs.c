@@ -173,14 +173,6 @@ static int rnbd_clt_parse_opt(int token, char *val,
 	return -EINVAL;
 }
 
-static void rnbd_clt_set_port(struct sockaddr_storage *addr, u16 port)
-{
-	if (addr->ss_family == AF_INET)
-		((struct sockaddr_in *)addr)->sin_port = htons(port);
-	else
-		((struct sockaddr_in6 *)addr)->sin6_port = htons(port);
-}
-
 /**
  * rnbd_clt_parse_map_opts() - parse a write to map_device
  * @buf: the written bytes, NUL terminated by sysfs
@@ -251,7 +243,7 @@ int rnbd_clt_parse_map_opts(const char *buf, size_t count,
 		goto free_options;
 	}
 	for (i = 0; i < opts->nr_paths; i++)
-		rnbd_clt_set_port(&opts->paths[i].dst, port ?: TRS_DEFAULT_PORT);
+		trs_addr_set_port(&opts->paths[i].dst, port);
 	err = 0;
 free_options:
 	kfree(options);

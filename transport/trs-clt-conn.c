@@ -128,7 +128,8 @@ static int trs_clt_established(struct trs_clt_conn *conn,
  * CM events of a connection.  Before ESTABLISHED they end a connect step;
  * errors after it fail the session.  Never returns non-zero: the teardown
  * owns and destroys the cm_id, also on RDMA_CM_EVENT_DEVICE_REMOVAL (the
- * ib_client removal or the close work does it from a workqueue).
+ * ib_client removal, a recovery work or trs_clt_close() does it, in
+ * process context).
  */
 static int trs_clt_cm_handler(struct rdma_cm_id *cm_id,
 			      struct rdma_cm_event *ev)
@@ -664,7 +665,9 @@ static void trs_clt_conn_destroy_id(struct trs_clt_conn *conn)
 		return;
 	rdma_destroy_id(conn->cm_id);
 	conn->cm_id = NULL;
+	spin_lock_irq(&conn->path->state_lock);
 	conn->established = false;
+	spin_unlock_irq(&conn->path->state_lock);
 }
 
 /**

@@ -18,7 +18,7 @@
 static unsigned int trs_clt_hb_timeout_sec = 10;
 module_param_named(heartbeat_timeout_sec, trs_clt_hb_timeout_sec, uint, 0644);
 MODULE_PARM_DESC(heartbeat_timeout_sec,
-		 "seconds without a heartbeat from the server before a session reconnects (3..3600, default 10)");
+		 "seconds without a heartbeat from the server before a path reconnects (3..3600, default 10)");
 
 static void trs_clt_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
 {

@@ -160,10 +160,7 @@ int trs_clt_add_path(struct trs_clt_sess *sess,
 	bool live;
 	int err;
 
-	if ((addr->dst.ss_family != AF_INET &&
-	     addr->dst.ss_family != AF_INET6) ||
-	    (addr->src.ss_family != AF_UNSPEC &&
-	     addr->src.ss_family != addr->dst.ss_family))
+	if (!trs_addr_pair_ok(&addr->dst, &addr->src))
 		return -EINVAL;
 
 	mutex_lock(&sess->paths_mutex);

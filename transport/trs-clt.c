@@ -89,13 +89,6 @@ static bool trs_clt_name_ok(const char *name)
 	       strcmp(name, ".") && strcmp(name, "..");
 }
 
-static __be16 *trs_clt_port(struct sockaddr_storage *addr)
-{
-	if (addr->ss_family == AF_INET)
-		return &((struct sockaddr_in *)addr)->sin_port;
-	return &((struct sockaddr_in6 *)addr)->sin6_port;
-}
-
 static struct trs_clt_sess *trs_clt_find(const char *name)
 {
 	struct trs_clt_sess *sess;
@@ -137,8 +130,8 @@ struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
 	INIT_LIST_HEAD(&path->entry);
 	path->dst = addr->dst;
 	path->src_req = addr->src;
-	if (!*trs_clt_port(&path->dst))
-		*trs_clt_port(&path->dst) = htons(TRS_DEFAULT_PORT);
+	/* port 0: the default one */
+	trs_addr_set_port(&path->dst, trs_addr_port(&path->dst));
 	spin_lock_init(&path->state_lock);
 	path->state = TRS_CLT_PATH_CONNECTING;
 	init_waitqueue_head(&path->setup_wq);
@@ -225,15 +218,6 @@ static void trs_clt_sess_free(struct trs_clt_sess *sess)
 	kfree(sess);
 }
 
-/* Is @addr usable for a path? */
-static bool trs_clt_addr_ok(const struct trs_clt_path_addr *addr)
-{
-	return addr && (addr->dst.ss_family == AF_INET ||
-			addr->dst.ss_family == AF_INET6) &&
-	       (addr->src.ss_family == AF_UNSPEC ||
-		addr->src.ss_family == addr->dst.ss_family);
-}
-
 /**
  * trs_clt_open() - connect a session to a server
  * @sessname: session name, unique on this host: 1..NAME_MAX-1 characters,
@@ -263,8 +247,8 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 	char name[TRS_ADDR_LEN];
 	int err;
 
-	if (!sessname || !trs_clt_name_ok(sessname) || !trs_clt_addr_ok(addr) ||
-	    !ops)
+	if (!sessname || !trs_clt_name_ok(sessname) || !ops || !addr ||
+	    !trs_addr_pair_ok(&addr->dst, &addr->src))
 		return ERR_PTR(-EINVAL);
 
 	sess = trs_clt_sess_alloc(sessname, ops);
@@ -310,7 +294,7 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 
 	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
 	trs_clt_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
-		     name, ntohs(*trs_clt_port(&path->dst)),
+		     name, trs_addr_port(&path->dst),
 		     path->hca_name, path->nr_conns, sess->queue_depth,
 		     sess->max_io_size, sess->max_segments);
 	return sess;
@@ -330,7 +314,7 @@ teardown:
 free_path:
 	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
 	trs_clt_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
-		    name, ntohs(*trs_clt_port(&path->dst)),
+		    name, trs_addr_port(&path->dst),
 		    path->setup_step ?: "setup", path->setup_conn,
 		    ERR_PTR(err));
 	trs_clt_path_free(path);
@@ -397,34 +381,6 @@ void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs)
 EXPORT_SYMBOL_GPL(trs_clt_query);
 
 /**
- * trs_clt_addr_eq() - do two addresses name the same end?
- * @a: an address
- * @b: another
- * @port: compare the ports too
- *
- * Return: true if they do.
- */
-bool trs_clt_addr_eq(const struct sockaddr_storage *a,
-		     const struct sockaddr_storage *b, bool port)
-{
-	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)a;
-	const struct sockaddr_in6 *b6 = (const struct sockaddr_in6 *)b;
-	const struct sockaddr_in *a4 = (const struct sockaddr_in *)a;
-	const struct sockaddr_in *b4 = (const struct sockaddr_in *)b;
-
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return (!port || a4->sin_port == b4->sin_port) &&
-		       a4->sin_addr.s_addr == b4->sin_addr.s_addr;
-	if (a->ss_family != AF_INET6)
-		return false;
-	return (!port || a6->sin6_port == b6->sin6_port) &&
-	       ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
-	       a6->sin6_scope_id == b6->sin6_scope_id;
-}
-
-/**
  * trs_clt_path_matches() - is @addr the path's?
  * @path: a path
  * @addr: server address and port (port 0: TRS_DEFAULT_PORT), and the
@@ -443,19 +399,19 @@ bool trs_clt_path_matches(struct trs_clt_path *path,
 	unsigned long flags;
 	bool ok;
 
-	if (dst.ss_family != AF_INET && dst.ss_family != AF_INET6)
+	if (!trs_addr_pair_ok(&dst, &addr->src))
 		return false;
-	if (!*trs_clt_port(&dst))
-		*trs_clt_port(&dst) = htons(TRS_DEFAULT_PORT);
-	if (!trs_clt_addr_eq(&path->dst, &dst, true))
+	/* port 0: the default one */
+	trs_addr_set_port(&dst, trs_addr_port(&dst));
+	if (!trs_addr_eq(&path->dst, &dst, true))
 		return false;
 	if (addr->src.ss_family == AF_UNSPEC)
 		return true;
 	if (path->src_req.ss_family != AF_UNSPEC)
-		return trs_clt_addr_eq(&path->src_req, &addr->src, false);
+		return trs_addr_eq(&path->src_req, &addr->src, false);
 	/* written by a reconnect's address resolution, under the lock */
 	spin_lock_irqsave(&path->state_lock, flags);
-	ok = trs_clt_addr_eq(&path->src, &addr->src, false);
+	ok = trs_addr_eq(&path->src, &addr->src, false);
 	spin_unlock_irqrestore(&path->state_lock, flags);
 	return ok;
 }
@@ -567,6 +523,7 @@ static int __init trs_clt_init(void)
 {
 	int err;
 
+	trs_proto_build_checks();
 	trs_clt_wq = TRS_FI(alloc_workqueue("trs_clt", WQ_MEM_RECLAIM, 0),
 			    NULL);
 	if (!trs_clt_wq)

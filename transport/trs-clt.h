@@ -40,7 +40,7 @@
 #define TRS_CLT_HDR_LEN		(sizeof(struct trs_msg_req) + TRS_MAX_USR_HDR)
 /*
  * Reads of at most this many bytes land in the slot's bounce buffer, whose
- * MR is registered once per session, and are copied out when the reply
+ * MR is registered once per path, and are copied out when the reply
  * arrives: no REG_MR and no LOCAL_INV, so the reply completes the read.
  */
 #define TRS_CLT_BOUNCE_SIZE	SZ_4K
@@ -520,8 +520,6 @@ int trs_clt_path_reconnect(struct trs_clt_path *path);
 struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
 					const struct trs_clt_path_addr *addr);
 void trs_clt_path_free(struct trs_clt_path *path);
-bool trs_clt_addr_eq(const struct sockaddr_storage *a,
-		     const struct sockaddr_storage *b, bool port);
 bool trs_clt_path_matches(struct trs_clt_path *path,
 			  const struct trs_clt_path_addr *addr);
 

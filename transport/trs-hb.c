@@ -58,7 +58,7 @@ void trs_hb_init(struct trs_hb *hb, struct workqueue_struct *wq,
 EXPORT_SYMBOL_GPL(trs_hb_init);
 
 /**
- * trs_hb_start() - start the timer of a session that just came up
+ * trs_hb_start() - start the timer of a path that just came up
  * @hb: the timer
  */
 void trs_hb_start(struct trs_hb *hb)

@@ -2,10 +2,11 @@
 /*
  * RNBD transport server: heartbeats.
  *
- * With TRS_CAP_HEARTBEAT negotiated, an open session sends a heartbeat on
- * connection 0 every TRS_HB_INTERVAL_MS, at most one in flight (the timer
- * is trs-hb.c's).  If none came from the client for heartbeat_timeout_sec
- * the session is closed: its chunks are freed and its user closes what the
+ * With TRS_CAP_HEARTBEAT negotiated, each live path sends a heartbeat on
+ * its connection 0 every TRS_HB_INTERVAL_MS, at most one in flight (the
+ * timer is trs-hb.c's).  If none came from the client for
+ * heartbeat_timeout_sec the path is closed; with the session's last path
+ * the session goes too: its chunks are freed and its user closes what the
  * client had open, so a client that vanished (crashed, powered off, cut
  * off) does not keep them for ever.  The timer runs from the transport's
  * workqueue, not from a connection's CQ work, so a request stuck in a
@@ -19,7 +20,7 @@
 static unsigned int trs_srv_hb_timeout_sec = 10;
 module_param_named(heartbeat_timeout_sec, trs_srv_hb_timeout_sec, uint, 0644);
 MODULE_PARM_DESC(heartbeat_timeout_sec,
-		 "seconds without a heartbeat from a client before its session is closed (3..3600, default 10)");
+		 "seconds without a heartbeat from a client before its path is closed (3..3600, default 10)");
 
 static void trs_srv_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -73,8 +74,8 @@ static const struct trs_hb_ops trs_srv_hb_ops = {
 };
 
 /**
- * trs_srv_hb_init() - prepare the heartbeat of a new session
- * @path: the session, its negotiated caps set
+ * trs_srv_hb_init() - prepare the heartbeat of a new path
+ * @path: the path, its negotiated caps set
  */
 void trs_srv_hb_init(struct trs_srv_path *path)
 {
@@ -85,8 +86,8 @@ void trs_srv_hb_init(struct trs_srv_path *path)
 }
 
 /**
- * trs_srv_hb_start() - start heartbeats on a session that just opened
- * @path: the session; nothing if its client does not do heartbeats
+ * trs_srv_hb_start() - start heartbeats on a path that just went live
+ * @path: the path; nothing if its client does not do heartbeats
  */
 void trs_srv_hb_start(struct trs_srv_path *path)
 {
@@ -95,8 +96,8 @@ void trs_srv_hb_start(struct trs_srv_path *path)
 }
 
 /**
- * trs_srv_hb_stop() - stop the heartbeats of a session being closed
- * @path: the session
+ * trs_srv_hb_stop() - stop the heartbeats of a path being closed
+ * @path: the path
  */
 void trs_srv_hb_stop(struct trs_srv_path *path)
 {

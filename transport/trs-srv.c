@@ -145,13 +145,10 @@ static int trs_srv_listen(struct trs_srv_ctx *ctx, sa_family_t family,
 		       ERR_PTR(-ENOMEM));
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
-	if (family == AF_INET6) {
-		((struct sockaddr_in6 *)&addr)->sin6_port = htons(port);
-		/* accept IPv4 too */
+	trs_addr_set_port(&addr, port);
+	/* IPv6 accepts IPv4 too */
+	if (family == AF_INET6)
 		err = rdma_set_afonly(cm_id, 0);
-	} else {
-		((struct sockaddr_in *)&addr)->sin_port = htons(port);
-	}
 	if (!err)
 		err = rdma_bind_addr(cm_id, (struct sockaddr *)&addr);
 	if (!err)
@@ -255,6 +252,7 @@ static int __init trs_srv_init(void)
 {
 	int err;
 
+	trs_proto_build_checks();
 	if (!trs_srv_queue_depth || trs_srv_queue_depth > TRS_MAX_QUEUE_DEPTH) {
 		pr_err("sess_queue_depth must be 1..%u\n", TRS_MAX_QUEUE_DEPTH);
 		return -EINVAL;

@@ -211,5 +211,11 @@ bool trs_srv_sess_notify(struct trs_srv_sess *sess);
 
 int trs_addr_parse(const char *str, struct sockaddr_storage *addr);
 int trs_addr_print(const struct sockaddr *addr, char *buf, size_t len);
+u16 trs_addr_port(const struct sockaddr_storage *addr);
+void trs_addr_set_port(struct sockaddr_storage *addr, u16 port);
+bool trs_addr_pair_ok(const struct sockaddr_storage *dst,
+		      const struct sockaddr_storage *src);
+bool trs_addr_eq(const struct sockaddr_storage *a,
+		 const struct sockaddr_storage *b, bool port);
 
 #endif /* RNBD_TRS_H */

@@ -35,6 +35,7 @@ _stop_rnbd_client || die "Failed to disconnect rnbd"
 [ ! -e "/sys/block/$dev" ] || die "$dev still present after unmap"
 
 log "rnbd/002: 100 rounds"
+t0=$(date +%s.%N)
 ok=0
 for i in $(seq 100); do
 	if _start_rnbd_client "$loop_dev" && ls -d /sys/block/rnbd* >/dev/null 2>&1; then
@@ -42,5 +43,6 @@ for i in $(seq 100); do
 	fi
 done
 ls -d /sys/block/rnbd* 2>/dev/null && die "devices left after the loop"
+log "rnbd/002: 100 rounds in $(echo "$(date +%s.%N) - $t0" | bc) s"
 expect_eq "start/stop success ratio" "$ok/100" "100/100"
 [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ] || die "session left: $(ls /sys/class/rtrs-client/)"
