@@ -501,11 +501,14 @@ int trs_clt_path_setup(struct trs_clt_path *path);
 void trs_clt_path_teardown(struct trs_clt_path *path);
 
 /* trs-clt-io.c */
+void trs_clt_slot_cqes_init(struct trs_clt_slot *slot);
+void trs_clt_fail_inflight(struct trs_clt_path *path);
+void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* trs-clt-slots.c */
 int trs_clt_slots_init(struct trs_clt_path *path);
 void trs_clt_slots_free(struct trs_clt_path *path);
 int trs_clt_slots_register(struct trs_clt_path *path);
-void trs_clt_fail_inflight(struct trs_clt_path *path);
-void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc);
 
 /* trs-clt-mpath.c */
 struct trs_clt_path *trs_clt_pick_path(struct trs_clt_sess *sess,

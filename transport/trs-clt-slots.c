@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RNBD transport client: the slots of a path, one per server chunk.
+ *
+ * Each slot has a header buffer (transport and user header, DMA-mapped for
+ * the request's WRITE), an MR for request data that needs one, and a
+ * bounce buffer with an MR of its own that small reads land in.  The
+ * bounce MRs are registered once per path, by one chain of REG_MRs on
+ * connection 0 before the path takes requests, and stay registered until
+ * the connections are drained.  The data path is trs-clt-io.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include "trs-clt.h"
+
+/**
+ * trs_clt_slots_init() - allocate a slot per server chunk
+ * @path: path whose queue depth, PD and MR size are known
+ *
+ * Undo with trs_clt_slots_free(), also after a failure.
+ *
+ * Return: 0 or a negative errno.
+ */
+int trs_clt_slots_init(struct trs_clt_path *path)
+{
+	struct ib_device *dev = path->ibdev;
+	struct trs_clt_slot *slot;
+	u32 i;
+
+	path->slots = TRS_FI(kcalloc(path->queue_depth, sizeof(*path->slots),
+				     GFP_KERNEL), NULL);
+	if (!path->slots)
+		return -ENOMEM;
+	for (i = 0; i < path->queue_depth; i++) {
+		slot = &path->slots[i];
+		slot->tag = i;
+		trs_clt_slot_cqes_init(slot);
+		slot->hdr = TRS_FI(kzalloc(TRS_CLT_HDR_LEN, GFP_KERNEL), NULL);
+		if (!slot->hdr)
+			return -ENOMEM;
+		slot->hdr_dma = ib_dma_map_single(dev, slot->hdr,
+						  TRS_CLT_HDR_LEN,
+						  DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(dev, slot->hdr_dma)) {
+			slot->hdr_dma = 0;
+			return -ENOMEM;
+		}
+		slot->mr = TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
+					      TRS_MR_PAGES(path->max_io_size)),
+				  ERR_PTR(-ENOMEM));
+		if (IS_ERR(slot->mr)) {
+			int err = PTR_ERR(slot->mr);
+
+			slot->mr = NULL;
+			return err;
+		}
+		slot->bounce = TRS_FI(kmalloc(TRS_CLT_BOUNCE_SIZE, GFP_KERNEL), NULL);
+		if (!slot->bounce)
+			return -ENOMEM;
+		slot->bounce_dma = ib_dma_map_single(dev, slot->bounce,
+						     TRS_CLT_BOUNCE_SIZE,
+						     DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(dev, slot->bounce_dma)) {
+			slot->bounce_dma = 0;
+			return -ENOMEM;
+		}
+		slot->bounce_mr =
+			TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
+					   TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE)),
+			       ERR_PTR(-ENOMEM));
+		if (IS_ERR(slot->bounce_mr)) {
+			int err = PTR_ERR(slot->bounce_mr);
+
+			slot->bounce_mr = NULL;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Registration of the bounce MRs: only the last REG_MR is signaled. */
+static void trs_clt_bounce_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct trs_clt_conn *conn = cq->cq_context;
+	struct trs_clt_path *path = conn->path;
+	unsigned long flags;
+	int err = 0;
+
+	if (trs_wc_failed(wc, "bounce buffer registration"))
+		err = -ECONNRESET;
+
+	spin_lock_irqsave(&path->state_lock, flags);
+	path->bounce_err = err;
+	path->bounce_done = true;
+	spin_unlock_irqrestore(&path->state_lock, flags);
+	if (err)
+		trs_clt_wc_fail(path, wc, err);
+	wake_up(&path->setup_wq);
+}
+
+/* Fill @reg to register @slot's bounce buffer for the server to write. */
+static int trs_clt_bounce_reg(struct trs_clt_slot *slot, struct ib_reg_wr *reg)
+{
+	struct ib_mr *mr = slot->bounce_mr;
+	struct scatterlist sg;
+
+	sg_init_one(&sg, slot->bounce, TRS_CLT_BOUNCE_SIZE);
+	sg_dma_address(&sg) = slot->bounce_dma;
+	sg_dma_len(&sg) = TRS_CLT_BOUNCE_SIZE;
+	if (ib_map_mr_sg(mr, &sg, 1, NULL, TRS_MR_PAGE) != 1)
+		return -EINVAL;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	trs_reg_wr_init(reg, mr, &slot->reg_cqe,
+			IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	return 0;
+}
+
+/**
+ * trs_clt_slots_register() - register every slot's bounce MR
+ * @path: path whose slots exist and whose connection 0 is established
+ *
+ * One chain of REG_MRs on connection 0, the last one signaled; its
+ * completion sets @path->bounce_done (and @path->bounce_err), and the
+ * path waits for it before its first request, so the keys are valid on
+ * every connection by then.  The MRs stay registered until the connections
+ * are drained and trs_clt_slots_free() deregisters them.
+ *
+ * Return: 0 if the chain was posted, or a negative errno.
+ */
+int trs_clt_slots_register(struct trs_clt_path *path)
+{
+	struct trs_clt_conn *conn = &path->conns[0];
+	u32 qd = path->queue_depth, i;
+	struct ib_reg_wr *reg;
+	int err = 0;
+
+	reg = TRS_FI(kcalloc(qd, sizeof(*reg), GFP_KERNEL), NULL);
+	if (!reg)
+		return -ENOMEM;
+	for (i = 0; i < qd && !err; i++) {
+		err = trs_clt_bounce_reg(&path->slots[i], &reg[i]);
+		reg[i].wr.next = i + 1 < qd ? &reg[i + 1].wr : NULL;
+	}
+	if (err)
+		goto free_reg;
+	path->bounce_cqe.done = trs_clt_bounce_done;
+	reg[qd - 1].wr.wr_cqe = &path->bounce_cqe;
+	reg[qd - 1].wr.send_flags = IB_SEND_SIGNALED;
+
+	spin_lock_irq(&conn->lock);
+	err = conn->dead ? -ENOTCONN :
+	      ib_post_send(conn->cm_id->qp, &reg[0].wr, NULL);
+	if (!err)
+		conn->stats.wrs_posted += qd;
+	spin_unlock_irq(&conn->lock);
+free_reg:
+	kfree(reg);
+	return err;
+}
+
+/**
+ * trs_clt_slots_free() - free what trs_clt_slots_init() allocated
+ * @path: path without requests in flight
+ */
+void trs_clt_slots_free(struct trs_clt_path *path)
+{
+	struct trs_clt_slot *slot;
+	u32 i;
+
+	if (!path->slots)
+		return;
+	for (i = 0; i < path->queue_depth; i++) {
+		slot = &path->slots[i];
+		if (slot->bounce_mr)
+			ib_dereg_mr(slot->bounce_mr);
+		if (slot->bounce_dma)
+			ib_dma_unmap_single(path->ibdev, slot->bounce_dma,
+					    TRS_CLT_BOUNCE_SIZE,
+					    DMA_FROM_DEVICE);
+		kfree(slot->bounce);
+		if (slot->mr)
+			ib_dereg_mr(slot->mr);
+		if (slot->hdr_dma)
+			ib_dma_unmap_single(path->ibdev, slot->hdr_dma,
+					    TRS_CLT_HDR_LEN, DMA_TO_DEVICE);
+		kfree(slot->hdr);
+	}
+	kfree(path->slots);
+	path->slots = NULL;
+}
