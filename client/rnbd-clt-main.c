@@ -335,6 +335,12 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 
 close_trs:
 	trs_clt_close(sess->trs);
+	/*
+	 * An event between trs_clt_open() and here (a reconnect of a path,
+	 * a notice) may have queued a work; none can come after the close.
+	 */
+	cancel_work_sync(&sess->reopen_work);
+	cancel_work_sync(&sess->size_work);
 free_sess:
 	mutex_destroy(&sess->lock);
 	kfree(sess);

@@ -3,10 +3,7 @@
  * rnbd server: opening and closing block devices, and regular files
  * (rnbd-srv-file.c), for a session.
  *
- * The path of an OPEN is resolved with dev_search_path as its root
- * directory: a ".." component is refused with -EINVAL, and symlinks are
- * resolved inside dev_search_path, as under chroot; a /proc magic link
- * (/proc/self/root, /proc/<pid>/fd/<n>) is refused with -ELOOP.  Read-only
+ * The path of an OPEN is resolved by rnbd-srv-path.c.  Read-only
  * opens use BLK_OPEN_READ; read-write and migration opens add
  * BLK_OPEN_WRITE | BLK_OPEN_EXCL with the device's struct rnbd_srv_export
  * as the holder, so no
@@ -36,10 +33,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/fs.h>
-#include <linux/mount.h>
-#include <linux/namei.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -77,118 +71,6 @@ static LIST_HEAD(rnbd_srv_file_exports);
 static DEFINE_MUTEX(rnbd_srv_exports_mutex);
 
 static void rnbd_srv_dev_release_work(struct work_struct *work);
-
-/* Check the path of @msg; return it without its leading slashes. */
-static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
-{
-	size_t len = le16_to_cpu(msg->path_len), n;
-	const char *p, *rel;
-
-	if (!len || len >= RNBD_PATH_MAX ||
-	    strnlen(msg->path, RNBD_PATH_MAX) != len ||
-	    memchr_inv(msg->path + len, 0, RNBD_PATH_MAX - len))
-		return ERR_PTR(-EPROTO);
-	for (p = msg->path; *p; p++) {
-		if (iscntrl(*p))
-			return ERR_PTR(-EINVAL);
-	}
-	rel = msg->path + strspn(msg->path, "/");
-	if (!*rel)
-		return ERR_PTR(-EINVAL);
-	for (p = rel; *p; p += strspn(p, "/")) {
-		n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return ERR_PTR(-EINVAL);
-		p += n;
-	}
-	return rel;
-}
-
-/*
- * Resolve @rel to a path with dev_search_path as the root directory: like
- * chroot, neither ".." nor a symlink (even an absolute one) can lead out
- * of it.  Nothing is opened here.
- *
- * LOOKUP_IN_ROOT scopes the walk to the preset root: ".." stops there and
- * the result is checked to lie beneath it; LOOKUP_NO_MAGICLINKS refuses a
- * /proc magic link, which jumps to its target whatever the root, with
- * -ELOOP.  Not LOOKUP_NO_XDEV: with the default dev_search_path "/",
- * /dev/loop0 is on devtmpfs, another mount.  A ".." (as in the symlinks of
- * /dev/disk/by-id) fails with -EAGAIN if a mount or rename happened
- * meanwhile anywhere: tried again, a few times.
- */
-static int rnbd_srv_lookup(const char *rel, struct path *path)
-{
-	struct path base;
-	int tries = 3, err;
-
-	err = kern_path(rnbd_srv_search_path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY,
-			&base);
-	if (err)
-		return err;
-	do {
-		err = vfs_path_lookup(base.dentry, base.mnt, rel,
-				      LOOKUP_FOLLOW | LOOKUP_IN_ROOT |
-				      LOOKUP_NO_MAGICLINKS, path);
-	} while (err == -EAGAIN && --tries);
-	path_put(&base);
-	return err;
-}
-
-static const char *rnbd_srv_file_type(umode_t mode)
-{
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISFIFO(mode))
-		return "a fifo";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	if (S_ISCHR(mode))
-		return "a character device";
-	return "not a regular file";
-}
-
-/*
- * What @path names: a block device (its number in *@devt, @path put) or a
- * regular file (*@devt 0, @path kept for the caller) if file_exports is
- * on (else -EOPNOTSUPP and a log line); anything else, and a file of a
- * pseudo file system (/proc/kcore, a device's registers in sysfs), is
- * refused with -ENOTBLK and a log line, a device node on a nodev mount
- * with -EACCES.
- */
-static int rnbd_srv_path_kind(struct rnbd_srv_sess *sess, const char *name,
-			      struct path *path, dev_t *devt)
-{
-	struct inode *inode = d_inode(path->dentry);
-	int err = 0;
-
-	*devt = 0;
-	if (S_ISREG(inode->i_mode) && !READ_ONCE(rnbd_srv_export_files)) {
-		pr_info_ratelimited("session %s: %s is a regular file and file exports are off (file_exports=0): refused\n",
-				    trs_srv_sess_name(sess->trs), name);
-		err = -EOPNOTSUPP;
-	} else if (S_ISREG(inode->i_mode) &&
-		   rnbd_srv_file_pseudo(inode->i_sb)) {
-		pr_info_ratelimited("session %s: %s is on %s, a pseudo file system, not a disk image: refused\n",
-				    trs_srv_sess_name(sess->trs), name,
-				    inode->i_sb->s_type->name);
-		err = -ENOTBLK;
-	} else if (S_ISREG(inode->i_mode)) {
-		return 0;
-	} else if (!S_ISBLK(inode->i_mode)) {
-		pr_info_ratelimited("session %s: %s is %s, not a block device or regular file: refused\n",
-				    trs_srv_sess_name(sess->trs), name,
-				    rnbd_srv_file_type(inode->i_mode));
-		err = -ENOTBLK;
-	} else if ((path->mnt->mnt_flags & MNT_NODEV) ||
-		   (inode->i_sb->s_iflags & SB_I_NODEV)) {
-		err = -EACCES;
-	} else {
-		*devt = inode->i_rdev;
-	}
-	path_put(path);
-	return err;
-}
 
 /* @dev is the block device @devt, or the file of @inode if @devt is 0. */
 static bool rnbd_srv_dev_is(const struct rnbd_srv_dev *dev, dev_t devt,
@@ -536,7 +418,6 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 {
 	struct rnbd_srv_dev *dev;
 	struct path path;
-	const char *rel;
 	dev_t devt;
 	int err;
 
@@ -544,17 +425,8 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	    msg->access_mode != RNBD_ACCESS_RW &&
 	    msg->access_mode != RNBD_ACCESS_MIGRATION)
 		return -EINVAL;
-	rel = rnbd_srv_check_path(msg);
-	if (IS_ERR(rel))
-		return PTR_ERR(rel);
-	err = rnbd_srv_lookup(rel, &path);
-	if (err == -ELOOP)
-		pr_info_ratelimited("session %s: %s: symlink loop or /proc magic link: refused\n",
-				    trs_srv_sess_name(sess->trs), msg->path);
-	if (err)
-		return err;
 	/* a file keeps @path until the end, a block device only @devt */
-	err = rnbd_srv_path_kind(sess, msg->path, &path, &devt);
+	err = rnbd_srv_resolve(sess, msg, &path, &devt);
 	if (err)
 		return err;
 

@@ -170,6 +170,11 @@ void rnbd_srv_sess_put(struct rnbd_srv_sess *sess);
 int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
 		    const char *name, unsigned int flags, struct path *path);
 
+/* rnbd-srv-path.c: the path of an OPEN */
+int rnbd_srv_resolve(struct rnbd_srv_sess *sess,
+		     const struct rnbd_msg_open *msg, struct path *path,
+		     dev_t *devt);
+
 /* rnbd-srv-dev.c: block devices */
 int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		      const struct rnbd_msg_open *msg,

@@ -321,10 +321,12 @@ static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
 		.poll_ctx	= IB_POLL_SOFTIRQ,
 	};
 
+	spin_lock_irq(&conn->lock);
 	conn->sq_free = attr.send_wr - 1 - !conn->idx;
 	conn->sq_posted = 0;
 	conn->sq_retired = 0;
 	conn->unsignaled = 0;
+	spin_unlock_irq(&conn->lock);
 	return trs_qp_create(conn->cm_id, path->pd, conn, conn->idx, &attr,
 			     &conn->cq);
 }

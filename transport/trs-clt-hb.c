@@ -133,7 +133,9 @@ void trs_clt_hb_start(struct trs_clt_path *path)
 	path->hb_on = path->conns[0].rsp.caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
 	path->notice_on = path->conns[0].rsp.caps &
 			  cpu_to_le32(TRS_CAP_NOTICE);
+	spin_lock_irq(&path->conns[0].lock);
 	path->hb_busy = false;
+	spin_unlock_irq(&path->conns[0].lock);
 	trs_hb_start(&path->hb);
 }
 
