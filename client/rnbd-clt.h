@@ -16,6 +16,8 @@
  *    device MAPPED; and the session's release waits for them before it
  *    closes the transport, which they use.
  */
+
+/* The locks below: their order and rules in Documentation/locking.rst */
 #ifndef RNBD_CLT_H
 #define RNBD_CLT_H
 

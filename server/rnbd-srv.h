@@ -5,6 +5,8 @@
  * a client opens any block device or regular file found under
  * dev_search_path; nothing is configured per device.
  */
+
+/* The locks below: their order and rules in Documentation/locking.rst */
 #ifndef RNBD_SRV_H
 #define RNBD_SRV_H
 

@@ -18,6 +18,8 @@
  * the request of tag i fails over.  sysfs only points at the session and
  * its paths.
  */
+
+/* The locks below: their order and rules in Documentation/locking.rst */
 #ifndef TRS_CLT_H
 #define TRS_CLT_H
 

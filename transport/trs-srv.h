@@ -22,6 +22,8 @@
  * completes @setup_done, which its close work waits for before it tears
  * anything down; the path cannot be freed before either.
  */
+
+/* The locks below: their order and rules in Documentation/locking.rst */
 #ifndef TRS_SRV_H
 #define TRS_SRV_H
 
