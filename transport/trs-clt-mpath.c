@@ -140,52 +140,48 @@ static u16 trs_clt_new_id(struct trs_clt_sess *sess)
 }
 
 /**
- * trs_clt_add_path() - connect a new path of a session
- * @sess: the session
- * @addr: the path's addresses
+ * trs_clt_path_add() - connect a path of a session and put it to work
+ * @sess: the session, with paths_mutex held
+ * @addr: the path's addresses, checked by the caller
  *
- * Connects it like the session's first path, with the session's limits,
- * and puts it to work.  Process context, sleeps.
+ * The session's first path (trs_clt_open()) also sets the limits every
+ * later path and reconnect must grant, and the session's sysfs
+ * directory; a later one is connected with those limits.  Process
+ * context, sleeps.
  *
- * Return: 0; -EINVAL bad addresses; -EEXIST the session has that path;
- * -ENOSPC it has TRS_CLT_MAX_PATHS paths; -EOPNOTSUPP the server does
- * not do multipath; -ENODEV the session is closing; or the error of the
- * connect (see trs_clt_open()).
+ * Return: 0, or the error of the connect (see trs_clt_open()), with a
+ * log line.
  */
-int trs_clt_add_path(struct trs_clt_sess *sess,
+int trs_clt_path_add(struct trs_clt_sess *sess,
 		     const struct trs_clt_path_addr *addr)
 {
+	bool first = list_empty(&sess->paths);
 	struct trs_clt_path *path;
 	char name[TRS_ADDR_LEN];
 	bool live;
 	int err;
 
-	if (!trs_addr_pair_ok(&addr->dst, &addr->src))
-		return -EINVAL;
-
-	mutex_lock(&sess->paths_mutex);
-	err = 0;
-	if (sess->closing)
-		err = -ENODEV;
-	else if (!sess->multipath)
-		err = -EOPNOTSUPP;
-	else if (sess->nr_paths >= TRS_CLT_MAX_PATHS)
-		err = -ENOSPC;
-	else if (trs_clt_has_path(sess, addr))
-		err = -EEXIST;
-	if (err)
-		goto unlock;
+	lockdep_assert_held(&sess->paths_mutex);
 	path = trs_clt_path_alloc(sess, addr);
-	if (!path) {
-		err = -ENOMEM;
-		goto unlock;
-	}
+	if (!path)
+		return -ENOMEM;
 	path->id = trs_clt_new_id(sess);
 	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
 
 	err = trs_clt_path_setup(path);
 	if (err)
 		goto free_path;
+	if (first) {
+		sess->queue_depth = path->queue_depth;
+		sess->chunk_size = path->chunk_size;
+		sess->max_io_size = path->max_io_size;
+		sess->max_segments = path->max_segments;
+		sess->multipath = path->conns[0].rsp.caps &
+				  cpu_to_le32(TRS_CAP_MULTIPATH);
+		err = trs_clt_sysfs_add(sess);
+		if (err)
+			goto teardown;
+	}
 	err = trs_clt_path_sysfs_add(path);
 	if (err)
 		goto remove_path_sysfs;
@@ -201,9 +197,14 @@ int trs_clt_add_path(struct trs_clt_sess *sess,
 		spin_unlock_irq(&path->state_lock);
 		goto unlink;
 	}
-	mutex_unlock(&sess->paths_mutex);
-	trs_clt_info(sess, "path %u to %s over %s added\n", path->id, name,
-		     path->hca_name);
+	if (first)
+		trs_clt_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
+			     name, trs_addr_port(&path->dst), path->hca_name,
+			     path->nr_conns, sess->queue_depth,
+			     sess->max_io_size, sess->max_segments);
+	else
+		trs_clt_info(sess, "path %u to %s over %s added\n", path->id,
+			     name, path->hca_name);
 	return 0;
 
 unlink:
@@ -213,13 +214,56 @@ unlink:
 remove_path_sysfs:
 	/* also what a failed trs_clt_path_sysfs_add() left */
 	trs_clt_path_sysfs_del(path);
+	if (first)
+		trs_clt_sysfs_del(sess);
+teardown:
 	trs_clt_path_teardown(path);
 free_path:
-	trs_clt_err(sess, "cannot add a path to %s (last step: %s on connection %u): %pe\n",
-		    name, path->setup_step ?: "setup", path->setup_conn,
-		    ERR_PTR(err));
+	if (first)
+		trs_clt_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
+			    name, trs_addr_port(&path->dst),
+			    path->setup_step ?: "setup", path->setup_conn,
+			    ERR_PTR(err));
+	else
+		trs_clt_err(sess, "cannot add a path to %s (last step: %s on connection %u): %pe\n",
+			    name, path->setup_step ?: "setup", path->setup_conn,
+			    ERR_PTR(err));
 	trs_clt_path_free(path);
-unlock:
+	return err;
+}
+
+/**
+ * trs_clt_add_path() - connect a new path of a session
+ * @sess: the session
+ * @addr: the path's addresses
+ *
+ * Connects it like the session's first path, with the session's limits,
+ * and puts it to work.  Process context, sleeps.
+ *
+ * Return: 0; -EINVAL bad addresses; -EEXIST the session has that path;
+ * -ENOSPC it has TRS_CLT_MAX_PATHS paths; -EOPNOTSUPP the server does
+ * not do multipath; -ENODEV the session is closing; or the error of the
+ * connect (see trs_clt_open()).
+ */
+int trs_clt_add_path(struct trs_clt_sess *sess,
+		     const struct trs_clt_path_addr *addr)
+{
+	int err = 0;
+
+	if (!trs_addr_pair_ok(&addr->dst, &addr->src))
+		return -EINVAL;
+
+	mutex_lock(&sess->paths_mutex);
+	if (sess->closing)
+		err = -ENODEV;
+	else if (!sess->multipath)
+		err = -EOPNOTSUPP;
+	else if (sess->nr_paths >= TRS_CLT_MAX_PATHS)
+		err = -ENOSPC;
+	else if (trs_clt_has_path(sess, addr))
+		err = -EEXIST;
+	if (!err)
+		err = trs_clt_path_add(sess, addr);
 	mutex_unlock(&sess->paths_mutex);
 	return err;
 }

@@ -243,8 +243,6 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 				  const struct trs_clt_ops *ops)
 {
 	struct trs_clt_sess *sess;
-	struct trs_clt_path *path;
-	char name[TRS_ADDR_LEN];
 	int err;
 
 	if (!sessname || !trs_clt_name_ok(sessname) || !ops || !addr ||
@@ -254,73 +252,14 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 	sess = trs_clt_sess_alloc(sessname, ops);
 	if (IS_ERR(sess))
 		return sess;
-	path = trs_clt_path_alloc(sess, addr);
-	if (!path) {
-		err = -ENOMEM;
-		goto free_sess;
-	}
-
-	err = trs_clt_path_setup(path);
-	if (err)
-		goto free_path;
-	/* the first connect sets the limits every reconnect must grant */
-	sess->queue_depth = path->queue_depth;
-	sess->chunk_size = path->chunk_size;
-	sess->max_io_size = path->max_io_size;
-	sess->max_segments = path->max_segments;
-	sess->multipath = path->conns[0].rsp.caps &
-			  cpu_to_le32(TRS_CAP_MULTIPATH);
-	err = trs_clt_sysfs_add(sess);
-	if (err)
-		goto teardown;
-	err = trs_clt_path_sysfs_add(path);
-	if (err)
-		goto remove_path_sysfs;
 	mutex_lock(&sess->paths_mutex);
-	list_add_tail_rcu(&path->entry, &sess->paths);
-	sess->nr_paths = 1;
-	sess->next_id = 1;
+	err = trs_clt_path_add(sess, addr);
 	mutex_unlock(&sess->paths_mutex);
-	mutex_lock(&sess->event_mutex);
-	if (!trs_clt_path_go_live(path)) {
-		mutex_unlock(&sess->event_mutex);
-		/* an error after the last step was recorded */
-		spin_lock_irq(&path->state_lock);
-		err = path->setup_err ?: -ECONNRESET;
-		spin_unlock_irq(&path->state_lock);
-		goto unlink;
+	if (err) {
+		trs_clt_sess_free(sess);
+		return ERR_PTR(err);
 	}
-	mutex_unlock(&sess->event_mutex);
-
-	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
-	trs_clt_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
-		     name, trs_addr_port(&path->dst),
-		     path->hca_name, path->nr_conns, sess->queue_depth,
-		     sess->max_io_size, sess->max_segments);
 	return sess;
-
-unlink:
-	mutex_lock(&sess->paths_mutex);
-	list_del_rcu(&path->entry);
-	sess->nr_paths = 0;
-	mutex_unlock(&sess->paths_mutex);
-	synchronize_rcu();
-remove_path_sysfs:
-	/* also what a failed trs_clt_path_sysfs_add() left */
-	trs_clt_path_sysfs_del(path);
-	trs_clt_sysfs_del(sess);
-teardown:
-	trs_clt_path_teardown(path);
-free_path:
-	trs_addr_print((struct sockaddr *)&path->dst, name, sizeof(name));
-	trs_clt_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
-		    name, trs_addr_port(&path->dst),
-		    path->setup_step ?: "setup", path->setup_conn,
-		    ERR_PTR(err));
-	trs_clt_path_free(path);
-free_sess:
-	trs_clt_sess_free(sess);
-	return ERR_PTR(err);
 }
 EXPORT_SYMBOL_GPL(trs_clt_open);
 

@@ -484,6 +484,8 @@ bool __trs_clt_path_change_state(struct trs_clt_path *path,
 bool trs_clt_path_change_state(struct trs_clt_path *path,
 			       enum trs_clt_path_state new);
 bool trs_clt_path_go_live(struct trs_clt_path *path);
+int trs_clt_path_add(struct trs_clt_sess *sess,
+		     const struct trs_clt_path_addr *addr);
 bool trs_clt_path_park(struct trs_clt_path *path);
 void trs_clt_sess_check_down(struct trs_clt_sess *sess,
 			     struct trs_clt_path *path);
