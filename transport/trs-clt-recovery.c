@@ -24,13 +24,24 @@
 #include <linux/random.h>
 #include "trs-clt.h"
 
-static const char *const trs_clt_state_names[] = {
-	[TRS_CLT_PATH_CONNECTING]	= "CONNECTING",
-	[TRS_CLT_PATH_CONNECTED]	= "CONNECTED",
-	[TRS_CLT_PATH_RECONNECTING]	= "RECONNECTING",
-	[TRS_CLT_PATH_DISCONNECTED]	= "DISCONNECTED",
-	[TRS_CLT_PATH_CLOSED]		= "CLOSED",
-};
+/**
+ * trs_clt_path_state_name() - a path state as sysfs and the log show it
+ * @state: the state
+ *
+ * Return: its name.
+ */
+const char *trs_clt_path_state_name(enum trs_clt_path_state state)
+{
+	static const char *const names[] = {
+		[TRS_CLT_PATH_CONNECTING]	= "connecting",
+		[TRS_CLT_PATH_CONNECTED]	= "connected",
+		[TRS_CLT_PATH_RECONNECTING]	= "reconnecting",
+		[TRS_CLT_PATH_DISCONNECTED]	= "disconnected",
+		[TRS_CLT_PATH_CLOSED]		= "closed",
+	};
+
+	return names[state];
+}
 
 static bool trs_clt_state_allowed(enum trs_clt_path_state old,
 				  enum trs_clt_path_state new)
@@ -77,7 +88,7 @@ bool __trs_clt_path_change_state(struct trs_clt_path *path,
 	if (new == TRS_CLT_PATH_CONNECTING)
 		path->setup_err = 0;
 	pr_debug("%s: path %u %s -> %s\n", path->sess->name, path->id,
-		 trs_clt_state_names[old], trs_clt_state_names[new]);
+		 trs_clt_path_state_name(old), trs_clt_path_state_name(new));
 	return true;
 }
 

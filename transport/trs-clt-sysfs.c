@@ -44,16 +44,10 @@ static struct trs_clt_kobj *to_trs_clt_kobj(struct kobject *kobj)
 static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
-	static const char * const names[] = {
-		[TRS_CLT_PATH_CONNECTING]	= "connecting",
-		[TRS_CLT_PATH_CONNECTED]	= "connected",
-		[TRS_CLT_PATH_RECONNECTING]	= "reconnecting",
-		[TRS_CLT_PATH_DISCONNECTED]	= "disconnected",
-		[TRS_CLT_PATH_CLOSED]		= "closed",
-	};
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
 
 	return sysfs_emit(buf, "%s\n",
-			  names[trs_clt_path_state(to_trs_clt_kobj(kobj)->path)]);
+			  trs_clt_path_state_name(trs_clt_path_state(path)));
 }
 
 static ssize_t hca_name_show(struct kobject *kobj,

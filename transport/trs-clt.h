@@ -479,6 +479,7 @@ void trs_clt_wc_fail(struct trs_clt_path *path, const struct ib_wc *wc,
 enum trs_clt_path_state trs_clt_path_state(struct trs_clt_path *path);
 
 /* trs-clt-recovery.c */
+const char *trs_clt_path_state_name(enum trs_clt_path_state state);
 bool __trs_clt_path_change_state(struct trs_clt_path *path,
 				 enum trs_clt_path_state new);
 bool trs_clt_path_change_state(struct trs_clt_path *path,
