@@ -119,24 +119,6 @@ static void trs_clt_event(struct trs_clt_sess *sess, enum trs_clt_event ev)
 		sess->ops.event(sess->ops.priv, ev);
 }
 
-/* Is one of the session's paths in @state? */
-static bool trs_clt_sess_any(struct trs_clt_sess *sess,
-			     enum trs_clt_path_state state)
-{
-	struct trs_clt_path *path;
-	bool found = false;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(path, &sess->paths, entry) {
-		if (trs_clt_path_state(path) == state) {
-			found = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
 /* Did every path of the session give up? */
 static bool trs_clt_sess_all_closed(struct trs_clt_sess *sess)
 {

@@ -386,6 +386,24 @@ bool trs_clt_has_path(struct trs_clt_sess *sess,
 }
 EXPORT_SYMBOL_GPL(trs_clt_has_path);
 
+/* Is one of the session's paths in @state?  Any context. */
+bool trs_clt_sess_any(struct trs_clt_sess *sess,
+		      enum trs_clt_path_state state)
+{
+	struct trs_clt_path *path;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		if (trs_clt_path_state(path) == state) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 /**
  * trs_clt_connected() - whether a session can take requests
  * @sess: from trs_clt_open()
@@ -395,18 +413,7 @@ EXPORT_SYMBOL_GPL(trs_clt_has_path);
  */
 bool trs_clt_connected(struct trs_clt_sess *sess)
 {
-	struct trs_clt_path *path;
-	bool up = false;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(path, &sess->paths, entry) {
-		if (trs_clt_path_state(path) == TRS_CLT_PATH_CONNECTED) {
-			up = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return up;
+	return trs_clt_sess_any(sess, TRS_CLT_PATH_CONNECTED);
 }
 EXPORT_SYMBOL_GPL(trs_clt_connected);
 

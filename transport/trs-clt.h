@@ -477,6 +477,8 @@ void trs_clt_fail(struct trs_clt_path *path, int err);
 void trs_clt_wc_fail(struct trs_clt_path *path, const struct ib_wc *wc,
 		     int err);
 enum trs_clt_path_state trs_clt_path_state(struct trs_clt_path *path);
+bool trs_clt_sess_any(struct trs_clt_sess *sess,
+		      enum trs_clt_path_state state);
 
 /* trs-clt-recovery.c */
 const char *trs_clt_path_state_name(enum trs_clt_path_state state);
