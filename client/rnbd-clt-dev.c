@@ -251,12 +251,20 @@ static int rnbd_clt_open(struct gendisk *disk, blk_mode_t mode)
 RNBD_BDOPS_OPEN_DEFINE(rnbd_clt_open);
 
 /*
- * A force-unmapped disk may stay open after its rnbd_clt_dev is freed: no
- * callback but .open (never called after del_gendisk) may use private_data.
+ * The last reference to an added disk: a force-unmapped disk may stay open
+ * long after its unmap.  The disk holds a reference to its rnbd_clt_dev,
+ * and with it the index that names it (rnbdN and its minors), which no
+ * new map takes before this, as virtio_blk's.
  */
+static void rnbd_clt_free_disk(struct gendisk *disk)
+{
+	rnbd_clt_dev_put(disk->private_data);
+}
+
 static const struct block_device_operations rnbd_clt_fops = {
-	.owner	= THIS_MODULE,
-	.open	= RNBD_BDOPS_OPEN(rnbd_clt_open),
+	.owner		= THIS_MODULE,
+	.open		= RNBD_BDOPS_OPEN(rnbd_clt_open),
+	.free_disk	= rnbd_clt_free_disk,
 };
 
 static bool rnbd_clt_bs_ok(u32 bs)
@@ -372,7 +380,10 @@ static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 	mutex_unlock(&dev->sess->lock);
 	/* its rnbd/ files exist when the disk's "add" uevent goes out */
 	err = device_add_disk(NULL, disk, rnbd_clt_disk_groups);
-	if (err) {
+	if (!err) {
+		/* the disk's, until rnbd_clt_free_disk() */
+		rnbd_clt_dev_get(dev);
+	} else {
 		mutex_lock(&dev->sess->lock);
 		/* a reconnect meanwhile may have held it */
 		rnbd_clt_dev_unhold(dev);
@@ -420,24 +431,31 @@ static struct rnbd_clt_dev *rnbd_clt_dev_alloc(struct rnbd_clt_sess *sess,
 	return dev;
 }
 
-/* Frees @dev and drops its session reference. */
+/*
+ * Drops the map's reference to @dev and @dev's session reference: a disk
+ * still open keeps @dev (not its session) until its last close.
+ */
 static void rnbd_clt_dev_free(struct rnbd_clt_dev *dev)
 {
 	struct rnbd_clt_sess *sess = dev->sess;
 
-	ida_free(&rnbd_clt_index_ida, dev->idx);
 	rnbd_clt_dev_put(dev);
 	rnbd_clt_sess_put(sess);
 }
 
 static void rnbd_clt_dev_release(struct kref *ref)
 {
-	kfree(container_of(ref, struct rnbd_clt_dev, ref));
+	struct rnbd_clt_dev *dev = container_of(ref, struct rnbd_clt_dev, ref);
+
+	if (dev->idx >= 0)
+		ida_free(&rnbd_clt_index_ida, dev->idx);
+	kfree(dev);
 }
 
 /**
  * rnbd_clt_dev_get() - take a reference on a device
- * @dev: a device on its session's list, under sess->lock
+ * @dev: a device on its session's list, under sess->lock, or one the
+ *	caller holds a reference to
  */
 void rnbd_clt_dev_get(struct rnbd_clt_dev *dev)
 {
