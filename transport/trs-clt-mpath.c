@@ -146,8 +146,9 @@ static u16 trs_clt_new_id(struct trs_clt_sess *sess)
  *
  * The session's first path (trs_clt_open()) also sets the limits every
  * later path and reconnect must grant, and the session's sysfs
- * directory; a later one is connected with those limits.  Process
- * context, sleeps.
+ * directory; a later one is connected with those limits.  If the first
+ * path fails, the caller removes that directory after it dropped
+ * paths_mutex, which its add_path store takes.  Process context, sleeps.
  *
  * Return: 0, or the error of the connect (see trs_clt_open()), with a
  * log line.
@@ -214,8 +215,6 @@ unlink:
 remove_path_sysfs:
 	/* also what a failed trs_clt_path_sysfs_add() left */
 	trs_clt_path_sysfs_del(path);
-	if (first)
-		trs_clt_sysfs_del(sess);
 teardown:
 	trs_clt_path_teardown(path);
 free_path:

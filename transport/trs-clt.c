@@ -254,8 +254,12 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 		return sess;
 	mutex_lock(&sess->paths_mutex);
 	err = trs_clt_path_add(sess, addr);
+	/* an add_path store waiting for the lock finds the session closing */
+	sess->closing = !!err;
 	mutex_unlock(&sess->paths_mutex);
 	if (err) {
+		/* not under paths_mutex: the removal waits for that store */
+		trs_clt_sysfs_del(sess);
 		trs_clt_sess_free(sess);
 		return ERR_PTR(err);
 	}

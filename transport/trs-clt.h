@@ -394,7 +394,8 @@ struct trs_clt_path {
  * @paths: the paths (struct trs_clt_path), RCU list
  * @nr_paths: paths on @paths
  * @next_id: id of the next path added
- * @closing: trs_clt_close() started: no path is added or removed
+ * @closing: trs_clt_close() started, or trs_clt_open() failed: no path
+ *	is added or removed
  * @multipath: the server does multipath (TRS_CAP_MULTIPATH in the first
  *	accept): add_path may add paths
  * @mp_policy: enum trs_clt_mp_policy; sysfs
