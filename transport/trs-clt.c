@@ -260,6 +260,9 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 	if (err) {
 		/* not under paths_mutex: the removal waits for that store */
 		trs_clt_sysfs_del(sess);
+		/* a notice, or the loss of the path, may have queued them */
+		cancel_delayed_work_sync(&sess->loss_work);
+		cancel_work_sync(&sess->notice_work);
 		trs_clt_sess_free(sess);
 		return ERR_PTR(err);
 	}
