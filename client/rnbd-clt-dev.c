@@ -214,21 +214,25 @@ static void rnbd_clt_complete_rq(struct request *rq)
 }
 
 /*
- * The transport answers or drains every request it accepted, and the server
- * may still write into a request's buffers until then: never complete one
- * here.  A connected session that leaves a request unanswered is
- * reconnected, which hands the request back (and requeues it).
+ * blk-mq's is the one request timeout: the queue's io_timeout for a disk
+ * request (30 s by default), RNBD_CLT_ADMIN_TIMEOUT for OPEN, CLOSE and
+ * INFO.  The transport answers or drains every request it accepted, and
+ * the server may still write into a request's buffers until then: never
+ * complete one here.  The path the request waits on reconnects instead,
+ * which hands it back (and requeues it); other paths go on.
  */
 static enum blk_eh_timer_return rnbd_clt_timeout(struct request *rq)
 {
 	struct rnbd_clt_sess *sess = rq->q->tag_set->driver_data;
+	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
 
-	if (trs_clt_connected(sess->trs)) {
-		pr_warn_ratelimited("session %s: request %d (op %u) unanswered for %u s; reconnecting\n",
+	if (!rq->q->queuedata)
+		rnbd_clt_admin_timeout(sess, rq);
+	else if (trs_clt_timeout(sess->trs, rq->mq_hctx->queue_num, &iu->trs))
+		pr_warn_ratelimited("session %s: request %d (op %u) of rnbd%d unanswered for %u s; reconnecting its path\n",
 				    sess->name, rq->tag, req_op(rq),
+				    ((struct rnbd_clt_dev *)rq->q->queuedata)->idx,
 				    rq->timeout / HZ);
-		trs_clt_recover(sess->trs, -ETIMEDOUT);
-	}
 	return BLK_EH_RESET_TIMER;
 }
 

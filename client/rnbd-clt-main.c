@@ -22,7 +22,7 @@
 
 #include "rnbd-clt.h"
 
-/* How long a map or unmap waits for the server's answer to OPEN or CLOSE. */
+/* The request timeout of OPEN, CLOSE and INFO (the admin queue's). */
 #define RNBD_CLT_ADMIN_TIMEOUT	(30 * HZ)
 
 static LIST_HEAD(rnbd_clt_sessions);
@@ -34,6 +34,7 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
  * @ref: the waiting caller and the request; the request may outlive a
  *	caller that stopped waiting
  * @done: completed by the request
+ * @timed_out: the request timed out (rnbd_clt_admin_timeout())
  * @status: 0 or the errno of the transport or the server
  * @msg: the message
  * @msg_len: its length
@@ -44,6 +45,7 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
 struct rnbd_clt_admin {
 	refcount_t		ref;
 	struct completion	done;
+	bool			timed_out;
 	int			status;
 	union {
 		struct rnbd_msg_open	open;
@@ -83,7 +85,10 @@ static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
 	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
 	struct rnbd_clt_admin *adm = rq->end_io_data;
 
-	adm->status = iu->status ?: blk_status_to_errno(sts);
+	if (READ_ONCE(adm->timed_out))
+		adm->status = -ETIMEDOUT;
+	else
+		adm->status = iu->status ?: blk_status_to_errno(sts);
 	complete(&adm->done);
 	rnbd_clt_admin_put(adm);
 	return RQ_END_IO_FREE;
@@ -91,12 +96,43 @@ static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
 
 RNBD_RQ_END_IO_DEFINE(rnbd_clt_admin_end_io);
 
+static const char *rnbd_clt_admin_name(const struct rnbd_clt_admin *adm)
+{
+	switch (le16_to_cpu(adm->msg.open.hdr.type)) {
+	case RNBD_MSG_OPEN:
+		return "OPEN";
+	case RNBD_MSG_INFO:
+		return "INFO";
+	default:
+		return "CLOSE";
+	}
+}
+
+/**
+ * rnbd_clt_admin_timeout() - blk-mq's timeout of an admin request
+ * @sess: its session
+ * @rq: the request, on @sess->admin_q, after RNBD_CLT_ADMIN_TIMEOUT
+ *
+ * Unlike a disk request, which takes its own path down, an admin request
+ * unanswered reconnects the whole session: the server then forgets what
+ * it did for it, so a late OPEN leaves nothing open.  The transport hands
+ * the request back, which fails with -ETIMEDOUT.
+ */
+void rnbd_clt_admin_timeout(struct rnbd_clt_sess *sess, struct request *rq)
+{
+	struct rnbd_clt_admin *adm = rq->end_io_data;
+
+	if (!trs_clt_connected(sess->trs))
+		return;
+	pr_warn("session %s: no answer to %s for %u s; reconnecting\n",
+		sess->name, rnbd_clt_admin_name(adm), rq->timeout / HZ);
+	WRITE_ONCE(adm->timed_out, true);
+	trs_clt_recover(sess->trs, -ETIMEDOUT);
+}
+
 /*
- * Send @adm on a reserved tag and wait for the answer, at most
- * RNBD_CLT_ADMIN_TIMEOUT.  On timeout the session reconnects: the
- * transport hands the request back (its reserved tag is free again) and
- * the server forgets what it did for it, so a late answer cannot arrive
- * and a late OPEN leaves nothing open.
+ * Send @adm on a reserved tag and wait for the answer, or for the request
+ * timeout (rnbd_clt_admin_timeout()).
  */
 static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 			       struct rnbd_clt_admin *adm, bool with_rsp)
@@ -130,15 +166,7 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 	rq->end_io_data = adm;
 	blk_execute_rq_nowait(rq, false);
 
-	if (!wait_for_completion_timeout(&adm->done, RNBD_CLT_ADMIN_TIMEOUT)) {
-		pr_warn("session %s: no answer to %s for %u s; reconnecting\n",
-			sess->name, adm->msg.open.hdr.type ==
-			cpu_to_le16(RNBD_MSG_OPEN) ? "OPEN" :
-			adm->msg.open.hdr.type == cpu_to_le16(RNBD_MSG_INFO) ?
-			"INFO" : "CLOSE", RNBD_CLT_ADMIN_TIMEOUT / HZ);
-		trs_clt_recover(sess->trs, -ETIMEDOUT);
-		return -ETIMEDOUT;
-	}
+	wait_for_completion(&adm->done);
 	return adm->status;
 }
 
@@ -202,7 +230,7 @@ int rnbd_clt_send_info(struct rnbd_clt_dev *dev, u32 dev_id,
  * @dev_id: the id that open returned
  *
  * Nothing is sent on a disconnected session: the server closed the
- * device when it lost the session.  Waits at most RNBD_CLT_ADMIN_TIMEOUT.
+ * device when it lost the session.
  *
  * Context: process context, sleeps.
  */
@@ -271,8 +299,10 @@ static int rnbd_clt_sess_alloc_tags(struct rnbd_clt_sess *sess)
 	if (IS_ERR(sess->admin_q)) {
 		err = PTR_ERR(sess->admin_q);
 		blk_mq_free_tag_set(set);
+		return err;
 	}
-	return err;
+	blk_queue_rq_timeout(sess->admin_q, RNBD_CLT_ADMIN_TIMEOUT);
+	return 0;
 }
 
 static void rnbd_clt_sess_free_tags(struct rnbd_clt_sess *sess)

@@ -194,6 +194,7 @@ struct rnbd_clt_iu {
 /* rnbd-clt-main.c: sessions and control messages */
 struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts);
 void rnbd_clt_sess_put(struct rnbd_clt_sess *sess);
+void rnbd_clt_admin_timeout(struct rnbd_clt_sess *sess, struct request *rq);
 int rnbd_clt_send_open(struct rnbd_clt_dev *dev,
 		       struct rnbd_msg_open_rsp *rsp);
 void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id);

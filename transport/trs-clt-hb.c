@@ -8,7 +8,8 @@
  * heartbeat_timeout_sec, the path fails with -ETIMEDOUT and the usual
  * recovery reconnects it.  Heartbeats take no slot and no chunk, and are
  * not counted in the connection's wrs_posted.  Without heartbeats the
- * timer still runs, for the request timeout (io_timeout_sec) alone.
+ * timer does not run: an unanswered request is blk-mq's to time out
+ * (trs_clt_timeout()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,54 +35,11 @@ static void trs_clt_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&conn->lock, flags);
 }
 
-/*
- * A request unanswered for io_timeout_sec: the server is alive (it sends
- * heartbeats) but does not answer, say because its disk hangs.  The
- * path reconnects, which hands the request back to the user, and the
- * server drops what it had.  A read without the lock: a slot taken again
- * meanwhile only shows a later start.
- */
-static bool trs_clt_io_check(struct trs_clt_path *path)
-{
-	unsigned long tmo = READ_ONCE(path->sess->io_timeout_sec) * HZ;
-	struct trs_clt_slot *slot;
-	unsigned int flags;
-	u32 i;
-
-	for (i = 0; i < path->queue_depth; i++) {
-		slot = &path->slots[i];
-		/* pairs with trs_clt_request(): @start is of @io or later */
-		if (smp_load_acquire(&slot->io) &&
-		    time_after(jiffies, READ_ONCE(slot->start) + tmo)) {
-			/* what it waits for, for the log only: racy */
-			flags = READ_ONCE(slot->flags);
-			trs_clt_err(path->sess, "request on slot %u unanswered for %lu s (%s, %s%s); reconnecting\n",
-				    i, tmo / HZ,
-				    flags & TRS_SLOT_REPLIED ? "replied" :
-							       "no reply",
-				    flags & TRS_SLOT_SENT ? "sent" :
-							    "send not completed",
-				    flags & TRS_SLOT_MR ? ", MR not invalidated" :
-							  "");
-			return false;
-		}
-	}
-	return true;
-}
-
 static int trs_clt_hb_send(struct trs_hb *hb)
 {
 	struct trs_clt_path *path = container_of(hb, struct trs_clt_path, hb);
 	struct trs_clt_conn *conn = &path->conns[0];
 	int err = 0;
-
-	if (!trs_clt_io_check(path))
-		return -ETIMEDOUT;
-	if (!path->hb_on) {
-		/* nothing to send nor to wait for: the request check only */
-		trs_hb_received(hb);
-		return 0;
-	}
 
 	spin_lock_irq(&conn->lock);
 	if (!conn->dead && !path->hb_busy) {
@@ -96,12 +54,10 @@ static void trs_clt_hb_lost(struct trs_hb *hb, unsigned int sec)
 {
 	struct trs_clt_path *path = container_of(hb, struct trs_clt_path, hb);
 
-	if (!sec) {
-		/* a request timed out, or the heartbeat was not posted */
-		trs_clt_fail(path, -ETIMEDOUT);
-		return;
-	}
-	trs_clt_err(path->sess, "no heartbeat from the server for %u s\n", sec);
+	/* sec 0: the heartbeat could not be posted */
+	if (sec)
+		trs_clt_err(path->sess, "no heartbeat from the server for %u s\n",
+			    sec);
 	trs_clt_fail(path, -ETIMEDOUT);
 }
 
@@ -125,8 +81,7 @@ void trs_clt_hb_init(struct trs_clt_path *path)
  * trs_clt_hb_start() - start heartbeats on a path just set up
  * @path: path whose setup succeeded
  *
- * If the server does not do heartbeats, the timer checks the requests'
- * age only.
+ * If the server does not do heartbeats, the timer does not run.
  */
 void trs_clt_hb_start(struct trs_clt_path *path)
 {
@@ -136,7 +91,8 @@ void trs_clt_hb_start(struct trs_clt_path *path)
 	spin_lock_irq(&path->conns[0].lock);
 	path->hb_busy = false;
 	spin_unlock_irq(&path->conns[0].lock);
-	trs_hb_start(&path->hb);
+	if (path->hb_on)
+		trs_hb_start(&path->hb);
 }
 
 /**

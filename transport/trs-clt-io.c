@@ -494,13 +494,11 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		reg.wr.next = first;
 		first = &inv;
 	}
-	slot->start = jiffies;
 	slot->t0 = 0;
 	if (unlikely(READ_ONCE(conn->path->sess->mp_policy) ==
 		     TRS_CLT_MP_MIN_LATENCY))
 		slot->t0 = ktime_get_ns();
-	/* pairs with trs_clt_io_check() */
-	smp_store_release(&slot->io, io);
+	WRITE_ONCE(slot->io, io);
 	slot->conn = conn;
 	slot->tag = tag;
 	slot->flags = 0;
@@ -639,6 +637,63 @@ int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 	return err;
 }
 EXPORT_SYMBOL_GPL(trs_clt_request);
+
+/**
+ * trs_clt_timeout() - the user gave up waiting for a request
+ * @sess: its session
+ * @conn: the connection it was submitted on, as to trs_clt_request()
+ * @io: the request
+ *
+ * The path the request is in flight on reconnects (as nvme-rdma's error
+ * recovery does), which hands it back with -ECONNABORTED once the server
+ * can no longer touch its buffers; other paths go on.  The server is
+ * alive (heartbeats fail a dead one sooner) but does not answer, say
+ * because its disk hangs.  Any context.
+ *
+ * Return: true if @io was in flight on a connected path, which now
+ * reconnects; false if it is not (answered meanwhile, or on a path
+ * already going down, which hands it back anyway).
+ */
+bool trs_clt_timeout(struct trs_clt_sess *sess, unsigned int conn,
+		     const struct trs_clt_io *io)
+{
+	struct trs_clt_path *path, *found = NULL;
+	struct trs_clt_slot *slot;
+	unsigned long irqflags;
+	struct trs_clt_conn *c;
+	unsigned int flags = 0;
+
+	if (conn >= sess->nr_conns || io->slot >= sess->queue_depth)
+		return false;
+	rcu_read_lock();
+	list_for_each_entry_rcu(path, &sess->paths, entry) {
+		c = &path->conns[conn];
+		/* as in trs_clt_request(): the slots exist while connected */
+		spin_lock_irqsave(&c->lock, irqflags);
+		if (!c->dead &&
+		    trs_clt_path_state(path) == TRS_CLT_PATH_CONNECTED &&
+		    READ_ONCE(path->slots[io->slot].io) == io) {
+			slot = &path->slots[io->slot];
+			found = path;
+			flags = slot->flags;
+		}
+		spin_unlock_irqrestore(&c->lock, irqflags);
+		if (found)
+			break;
+	}
+	if (found) {
+		trs_clt_err(sess, "path %u: request on slot %u unanswered (%s, %s%s); reconnecting the path\n",
+			    found->id, io->slot,
+			    flags & TRS_SLOT_REPLIED ? "replied" : "no reply",
+			    flags & TRS_SLOT_SENT ? "sent" :
+						    "send not completed",
+			    flags & TRS_SLOT_MR ? ", MR not invalidated" : "");
+		trs_clt_fail(found, -ETIMEDOUT);
+	}
+	rcu_read_unlock();
+	return found;
+}
+EXPORT_SYMBOL_GPL(trs_clt_timeout);
 
 /**
  * trs_clt_fail_inflight() - complete every request in flight with an error

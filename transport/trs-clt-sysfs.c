@@ -473,7 +473,6 @@ static ssize_t trs_clt_sec_store(struct device *dev,
 static struct trs_clt_sec_attr trs_clt_sec_attrs[] = {
 	TRS_CLT_SEC_ATTR(reconnect_delay_sec, 1),
 	TRS_CLT_SEC_ATTR(loss_timeout_sec, 1),
-	TRS_CLT_SEC_ATTR(io_timeout_sec, 1),
 };
 
 static ssize_t max_reconnect_attempts_show(struct device *dev,

@@ -186,7 +186,6 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 	sess->reconnect_delay_sec = TRS_CLT_RECONNECT_DELAY_SEC;
 	sess->max_reconnect_attempts = -1;
 	sess->loss_timeout_sec = TRS_CLT_LOSS_TIMEOUT_SEC;
-	sess->io_timeout_sec = TRS_CLT_IO_TIMEOUT_SEC;
 
 	mutex_lock(&trs_clt_mutex);
 	err = trs_clt_find(name) ? -EEXIST : 0;
@@ -431,8 +430,8 @@ EXPORT_SYMBOL_GPL(trs_clt_connected);
  *
  * Does what a transport error does, on every path: a connected path goes
  * reconnecting, and its requests in flight complete with -ECONNABORTED.
- * (The transport's own io_timeout_sec check reconnects only the path of
- * an unanswered request.)  Any context.
+ * (trs_clt_timeout() reconnects only the path of one request.)  Any
+ * context.
  */
 void trs_clt_recover(struct trs_clt_sess *sess, int err)
 {

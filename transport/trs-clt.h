@@ -107,7 +107,6 @@ enum trs_clt_mp_policy {
 /* Defaults of the session's recovery tunables (sysfs). */
 #define TRS_CLT_RECONNECT_DELAY_SEC	5
 #define TRS_CLT_LOSS_TIMEOUT_SEC	600
-#define TRS_CLT_IO_TIMEOUT_SEC		30
 
 /**
  * struct trs_clt_stats - per connection counters, shown in sysfs
@@ -190,8 +189,7 @@ struct trs_clt_conn {
 
 /**
  * struct trs_clt_slot - a server chunk and what the client needs to use it
- * @io: request in flight, NULL if none; set with release after @start
- * @start: jiffies when @io was posted
+ * @io: request in flight, NULL if none
  * @conn: connection @io was posted on; its lock guards the fields below
  * @flags: TRS_SLOT_*
  * @status: the server's status for @io
@@ -217,7 +215,6 @@ struct trs_clt_conn {
  */
 struct trs_clt_slot {
 	struct trs_clt_io	*io;
-	unsigned long		start;
 	struct trs_clt_conn	*conn;
 	unsigned int		flags;
 	int			status;
@@ -414,9 +411,6 @@ struct trs_clt_path {
  * @max_reconnect_attempts: failed attempts in a row before the session
  *	gives up, -1 for never; sysfs
  * @loss_timeout_sec: time after losing the path until EV_LOST; sysfs
- * @io_timeout_sec: a request unanswered this long makes its path
- *	reconnect (checked with the heartbeats, every TRS_HB_INTERVAL_MS);
- *	sysfs
  * @queue_depth: negotiated queue depth, frozen by the first connect
  * @chunk_size: size of a server chunk, frozen likewise
  * @max_io_size: data bytes per request, frozen likewise
@@ -454,7 +448,6 @@ struct trs_clt_sess {
 	u32			reconnect_delay_sec;
 	int			max_reconnect_attempts;
 	u32			loss_timeout_sec;
-	u32			io_timeout_sec;
 
 	u32			queue_depth;
 	u32			chunk_size;

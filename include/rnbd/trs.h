@@ -145,6 +145,8 @@ void trs_clt_close(struct trs_clt_sess *sess);
 void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs);
 int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 		    struct trs_clt_io *io);
+bool trs_clt_timeout(struct trs_clt_sess *sess, unsigned int conn,
+		     const struct trs_clt_io *io);
 bool trs_clt_connected(struct trs_clt_sess *sess);
 void trs_clt_recover(struct trs_clt_sess *sess, int err);
 

@@ -19,7 +19,6 @@ devS=$(map_dev tags "$nbS")
 # 16 slow requests, 4 s each (null_blk times its own out at 5 s), wait
 # up to 64 s in all (still some in flight after the 16 s window on the
 # slower debug kernel): no request timeout of ours may act
-echo 600 >/sys/class/rtrs-client/tags/io_timeout_sec
 echo 600000 >/sys/block/$devS/queue/io_timeout
 
 # IO to the other device from both CPUs, i.e. on both connections.

@@ -35,10 +35,8 @@ trap 'dmsetup resume rnbdhang 2>/dev/null; dmsetup resume rnbdhang2 2>/dev/null'
 
 devA=$(map_dev hang "$nbA")
 devH=$(map_dev hang "$hangdev")
-# The request timeouts (the session's io_timeout_sec and the block
-# layer's, 30 s each) would reconnect the session when the hung requests
-# reach them; this case shows what happens before.
-echo 600 >/sys/class/rtrs-client/hang/io_timeout_sec
+# The request timeout (the block layer's, 30 s) would reconnect the path
+# when the hung requests reach it; this case shows what happens before.
 echo 600000 >/sys/block/$devA/queue/io_timeout
 echo 600000 >/sys/block/$devH/queue/io_timeout
 

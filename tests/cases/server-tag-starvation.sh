@@ -33,7 +33,7 @@ EOT
 log "$n writes, the longest took $max ms"
 expect_eq "fio errors" "$errs" 0
 [ "$n" -gt 100 ] || die "only $n writes in 20 s"
-klog | grep -q 'unanswered for' &&
+klog | grep -Eq 'unanswered|no answer to' &&
 	die "a request timed out"
 # Served in turn, a write waits for the 127 others: 128 times the time
 # per write (20 s / n) on average.  Four times that is a write passed over

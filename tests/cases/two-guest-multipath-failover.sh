@@ -7,8 +7,8 @@
 #       heartbeat timeout (plus 5 s) while path 1 stays connected, IO goes
 #       on over path 1 meanwhile, its requests in flight are moved to path 1
 #       (failover_cnt), no request waits longer than the heartbeat timeout
-#       plus 5 s (the session's and the block layer's own timeouts are set
-#       to 120 s, out of the way), path 2 reconnects (stats/reconnects)
+#       plus 5 s (the block layer's request timeout is set to 120 s, out
+#       of the way), path 2 reconnects (stats/reconnects)
 #       and takes traffic again, fio ends with 0 errors, no request is
 #       left in flight, no IO error is logged
 # boot: host
@@ -40,7 +40,6 @@ mp_check_path mp "$P2" rxe1
 # here) or for path 2 to come back (20 s and more).
 hb=$(cat /sys/module/rnbd_trs_client/parameters/heartbeat_timeout_sec)
 detect=$((hb + 5 * S))
-echo 120 >"$MP_CLASS/mp/io_timeout_sec" || die "io_timeout_sec"
 echo 120000 >"/sys/block/$dev/queue/io_timeout" || die "queue/io_timeout"
 
 # fail_round POLICY: link 2 silent for 20 s under fio write+verify
