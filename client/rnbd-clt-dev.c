@@ -50,6 +50,20 @@ static bool rnbd_clt_rq_has_data(struct request *rq)
 	return req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE;
 }
 
+/*
+ * Does @dev's IO wait while its session reconnects, rather than fail?  Its
+ * session connected or reconnecting, and it open there (or held for it).
+ */
+static bool rnbd_clt_dev_waits(const struct rnbd_clt_dev *dev)
+{
+	enum rnbd_clt_sess_state ss = READ_ONCE(dev->sess->state);
+	enum rnbd_clt_dev_state ds = READ_ONCE(dev->state);
+
+	return (ds == RNBD_CLT_DEV_MAPPED || ds == RNBD_CLT_DEV_HELD) &&
+	       (ss == RNBD_CLT_SESS_CONNECTED ||
+		ss == RNBD_CLT_SESS_RECONNECTING);
+}
+
 /* Build the IO message and the data mapping of a disk request. */
 static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 				     struct request *rq,
@@ -59,9 +73,15 @@ static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 	u64 sector = blk_rq_pos(rq);
 	u8 op;
 
-	if (READ_ONCE(dev->state) != RNBD_CLT_DEV_MAPPED)
-		return BLK_STS_IOERR;
 	/* held devices are quiesced: this is a request that raced the hold */
+	switch (READ_ONCE(dev->state)) {
+	case RNBD_CLT_DEV_MAPPED:
+		break;
+	case RNBD_CLT_DEV_HELD:
+		return BLK_STS_RESOURCE;
+	default:
+		return BLK_STS_IOERR;
+	}
 	switch (READ_ONCE(dev->sess->state)) {
 	case RNBD_CLT_SESS_CONNECTED:
 		break;
@@ -156,8 +176,7 @@ static blk_status_t rnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (err == -EAGAIN || err == -ENOMEM)
 		return BLK_STS_RESOURCE;
 	/* -ENOTCONN: the session is lost; RECONNECTING holds it soon */
-	if (err == -ENOTCONN && dev &&
-	    READ_ONCE(sess->state) <= RNBD_CLT_SESS_RECONNECTING)
+	if (err == -ENOTCONN && dev && rnbd_clt_dev_waits(dev))
 		return BLK_STS_RESOURCE;
 	if (err != -ENOTCONN)
 		pr_err_ratelimited("session %s: submitting a request failed: %d\n",
@@ -191,9 +210,7 @@ static bool rnbd_clt_retry(struct request *rq, int status)
 {
 	struct rnbd_clt_dev *dev = rq->q->queuedata;
 
-	if (status != -ECONNABORTED || !dev ||
-	    READ_ONCE(dev->state) != RNBD_CLT_DEV_MAPPED ||
-	    READ_ONCE(dev->sess->state) > RNBD_CLT_SESS_RECONNECTING)
+	if (status != -ECONNABORTED || !dev || !rnbd_clt_dev_waits(dev))
 		return false;
 	return !(rq->cmd_flags & REQ_FAILFAST_TRANSPORT) ||
 	       trs_clt_connected(dev->sess->trs);
@@ -390,7 +407,8 @@ static int rnbd_clt_disk_add(struct rnbd_clt_dev *dev,
 	} else {
 		mutex_lock(&dev->sess->lock);
 		/* a reconnect meanwhile may have held it */
-		rnbd_clt_dev_unhold(dev);
+		if (dev->state == RNBD_CLT_DEV_HELD)
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 		dev->disk = NULL;
 		mutex_unlock(&dev->sess->lock);
 		put_disk(disk);
@@ -525,11 +543,10 @@ static int rnbd_clt_dev_set_mapped(struct rnbd_clt_dev *dev)
 	int err = 0;
 
 	mutex_lock(&dev->sess->lock);
-	if (dev->state == RNBD_CLT_DEV_MAPPING &&
-	    dev->epoch == dev->sess->epoch &&
-	    dev->sess->state == RNBD_CLT_SESS_CONNECTED)
-		WRITE_ONCE(dev->state, RNBD_CLT_DEV_MAPPED);
-	else
+	if (dev->state != RNBD_CLT_DEV_MAPPING ||
+	    dev->epoch != dev->sess->epoch ||
+	    dev->sess->state != RNBD_CLT_SESS_CONNECTED ||
+	    !rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED))
 		err = -ENOTCONN;
 	mutex_unlock(&dev->sess->lock);
 	return err;
@@ -548,7 +565,7 @@ static void rnbd_clt_dev_catch_up(struct rnbd_clt_dev *dev)
 	if (dev->state == RNBD_CLT_DEV_MAPPED &&
 	    (dev->epoch != sess->epoch ||
 	     sess->state == RNBD_CLT_SESS_RECONNECTING)) {
-		rnbd_clt_dev_hold(dev);
+		rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_HELD);
 		if (sess->state == RNBD_CLT_SESS_CONNECTED)
 			queue_work(system_long_wq, &sess->reopen_work);
 	}
@@ -561,7 +578,8 @@ static void rnbd_clt_dev_close_remote(struct rnbd_clt_dev *dev)
 	bool same;
 
 	mutex_lock(&dev->sess->lock);
-	same = dev->epoch == dev->sess->epoch && !dev->held;
+	same = dev->epoch == dev->sess->epoch &&
+	       dev->state != RNBD_CLT_DEV_HELD;
 	mutex_unlock(&dev->sess->lock);
 	if (same)
 		rnbd_clt_send_close(dev, dev->dev_id);
@@ -592,11 +610,10 @@ static int rnbd_clt_dev_set_unmapping(struct rnbd_clt_dev *dev, bool force,
 		err = -EBUSY;
 	} else {
 		/* a held device is not open on the server's current session */
-		*was_mapped = dev->state == RNBD_CLT_DEV_MAPPED && !dev->held &&
+		*was_mapped = dev->state == RNBD_CLT_DEV_MAPPED &&
 			      dev->epoch == sess->epoch;
-		WRITE_ONCE(dev->state, RNBD_CLT_DEV_UNMAPPING);
 		/* its held requests dispatch, and fail */
-		rnbd_clt_dev_unhold(dev);
+		rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_UNMAPPING);
 	}
 	mutex_unlock(&sess->lock);
 	mutex_unlock(&dev->disk->open_mutex);

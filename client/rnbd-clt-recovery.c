@@ -25,39 +25,60 @@
 #include "rnbd-clt.h"
 #include "rnbd-clt-trace.h"
 
-/**
- * rnbd_clt_dev_hold() - quiesce a device's queue for the session
- * @dev: device with a disk; sess->lock held
- */
-void rnbd_clt_dev_hold(struct rnbd_clt_dev *dev)
+static bool rnbd_clt_dev_state_allowed(enum rnbd_clt_dev_state old,
+				       enum rnbd_clt_dev_state new)
 {
-	lockdep_assert_held(&dev->sess->lock);
-	if (dev->held || !dev->disk)
-		return;
-	blk_mq_quiesce_queue(dev->disk->queue);
-	dev->held = true;
+	switch (new) {
+	case RNBD_CLT_DEV_MAPPING:
+		return false;
+	case RNBD_CLT_DEV_MAPPED:
+		return old == RNBD_CLT_DEV_MAPPING || old == RNBD_CLT_DEV_HELD ||
+		       old == RNBD_CLT_DEV_DISCONNECTED;
+	case RNBD_CLT_DEV_HELD:
+		return old == RNBD_CLT_DEV_MAPPED;
+	case RNBD_CLT_DEV_DISCONNECTED:
+		return old == RNBD_CLT_DEV_MAPPED || old == RNBD_CLT_DEV_HELD;
+	case RNBD_CLT_DEV_UNMAPPING:
+		return old != RNBD_CLT_DEV_MAPPING &&
+		       old != RNBD_CLT_DEV_UNMAPPING;
+	}
+	return false;
 }
 
 /**
- * rnbd_clt_dev_unhold() - undo rnbd_clt_dev_hold()
- * @dev: device; sess->lock held
+ * rnbd_clt_dev_change_state() - move a device to a new state
+ * @dev: the device; sess->lock held
+ * @new: the state wanted
  *
- * Its requests dispatch again: with the device open on the server they go
- * out, otherwise (lost session, unmapping) they fail.
+ * Going HELD quiesces the disk's queue (a device without its disk yet is
+ * held by rnbd_clt_dev_catch_up()); leaving HELD releases it, and its
+ * requests dispatch again: they go out if the device is MAPPED and its
+ * session connected, and fail otherwise.
+ *
+ * Return: true if the device was in a state that may go to @new, and now
+ * is in @new.
  */
-void rnbd_clt_dev_unhold(struct rnbd_clt_dev *dev)
+bool rnbd_clt_dev_change_state(struct rnbd_clt_dev *dev,
+			       enum rnbd_clt_dev_state new)
 {
+	enum rnbd_clt_dev_state old = dev->state;
+
 	lockdep_assert_held(&dev->sess->lock);
-	if (!dev->held)
-		return;
-	dev->held = false;
-	blk_mq_unquiesce_queue(dev->disk->queue);
+	if (!rnbd_clt_dev_state_allowed(old, new) ||
+	    (new == RNBD_CLT_DEV_HELD && !dev->disk))
+		return false;
+	if (new == RNBD_CLT_DEV_HELD)
+		blk_mq_quiesce_queue(dev->disk->queue);
+	WRITE_ONCE(dev->state, new);
+	if (old == RNBD_CLT_DEV_HELD)
+		blk_mq_unquiesce_queue(dev->disk->queue);
+	return true;
 }
 
 /*
  * Move the session to @state; with @hold, hold every mapped device first,
  * else release every held one.  Devices that will not come back
- * (@closed) are marked so.
+ * (@closed) are disconnected.
  */
 static void rnbd_clt_sess_set(struct rnbd_clt_sess *sess,
 			      enum rnbd_clt_sess_state state, bool hold,
@@ -67,12 +88,13 @@ static void rnbd_clt_sess_set(struct rnbd_clt_sess *sess,
 
 	mutex_lock(&sess->lock);
 	list_for_each_entry(dev, &sess->devs, node) {
-		if (closed && dev->state == RNBD_CLT_DEV_MAPPED)
-			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
-		if (hold && dev->state == RNBD_CLT_DEV_MAPPED)
-			rnbd_clt_dev_hold(dev);
-		else if (!hold)
-			rnbd_clt_dev_unhold(dev);
+		if (closed)
+			rnbd_clt_dev_change_state(dev,
+						  RNBD_CLT_DEV_DISCONNECTED);
+		else if (hold)
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_HELD);
+		else if (dev->state == RNBD_CLT_DEV_HELD)
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 	}
 	if (sess->state != state)
 		trace_rnbd_clt_sess_state(sess->name, sess->state, state);
@@ -138,7 +160,7 @@ static struct rnbd_clt_dev *rnbd_clt_next_held(struct rnbd_clt_sess *sess)
 	if (sess->state != RNBD_CLT_SESS_CONNECTED)
 		goto unlock;
 	list_for_each_entry(dev, &sess->devs, node) {
-		if (dev->held && dev->state == RNBD_CLT_DEV_MAPPED) {
+		if (dev->state == RNBD_CLT_DEV_HELD) {
 			found = dev;
 			rnbd_clt_dev_get(dev);
 			break;
@@ -192,9 +214,9 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 	/* the server kept the session, and the device open in it */
 	mutex_lock(&sess->lock);
 	if (dev->epoch == sess->epoch) {
-		if (dev->state == RNBD_CLT_DEV_MAPPED && dev->held &&
+		if (dev->state == RNBD_CLT_DEV_HELD &&
 		    sess->state == RNBD_CLT_SESS_CONNECTED)
-			rnbd_clt_dev_unhold(dev);
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 		mutex_unlock(&sess->lock);
 		return true;
 	}
@@ -209,8 +231,8 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 	}
 
 	mutex_lock(&sess->lock);
-	/* a held device has its disk (rnbd_clt_dev_hold()) */
-	if (dev->state == RNBD_CLT_DEV_MAPPED && dev->held &&
+	/* a held device has its disk (rnbd_clt_dev_change_state()) */
+	if (dev->state == RNBD_CLT_DEV_HELD &&
 	    sess->state == RNBD_CLT_SESS_CONNECTED) {
 		if (!err)
 			err = rnbd_clt_same_dev(dev, &rsp);
@@ -222,13 +244,14 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 			opened = false;
 			pr_info("%s: %s@%s open again\n", dev->disk->disk_name,
 				dev->path, sess->name);
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 		} else {
-			WRITE_ONCE(dev->state, RNBD_CLT_DEV_DISCONNECTED);
 			pr_err("%s: opening %s@%s again failed: %d; its IO fails until unmapped\n",
 			       dev->disk->disk_name, dev->path, sess->name,
 			       err);
+			rnbd_clt_dev_change_state(dev,
+						  RNBD_CLT_DEV_DISCONNECTED);
 		}
-		rnbd_clt_dev_unhold(dev);
 	}
 	mutex_unlock(&sess->lock);
 
@@ -276,6 +299,7 @@ int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
 	static const int errs[] = {
 		[RNBD_CLT_DEV_MAPPING]		= -EBUSY,
 		[RNBD_CLT_DEV_MAPPED]		= -EALREADY,
+		[RNBD_CLT_DEV_HELD]		= -EALREADY,
 		[RNBD_CLT_DEV_DISCONNECTED]	= 0,
 		[RNBD_CLT_DEV_UNMAPPING]	= -ENODEV,
 	};
@@ -310,7 +334,7 @@ int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
 			dev->epoch = sess->epoch;
 			__rnbd_clt_dev_srv_resized(dev,
 						   le64_to_cpu(rsp.nsectors));
-			WRITE_ONCE(dev->state, RNBD_CLT_DEV_MAPPED);
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 			opened = false;
 		}
 		mutex_unlock(&sess->lock);

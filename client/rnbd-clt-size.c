@@ -35,7 +35,8 @@ int rnbd_clt_dev_resize(struct rnbd_clt_dev *dev, u64 sectors)
 	int err = 0;
 
 	mutex_lock(&sess->lock);
-	if (dev->state != RNBD_CLT_DEV_MAPPED) {
+	if (dev->state != RNBD_CLT_DEV_MAPPED &&
+	    dev->state != RNBD_CLT_DEV_HELD) {
 		err = -ENODEV;
 		goto unlock;
 	}
@@ -94,7 +95,8 @@ static void rnbd_clt_dev_info_done(struct rnbd_clt_dev *dev,
 	struct rnbd_clt_sess *sess = dev->sess;
 
 	mutex_lock(&sess->lock);
-	if (dev->state != RNBD_CLT_DEV_MAPPED || !dev->disk)
+	if ((dev->state != RNBD_CLT_DEV_MAPPED &&
+	     dev->state != RNBD_CLT_DEV_HELD) || !dev->disk)
 		goto unlock;
 	if (!err && le16_to_cpu(rsp->logical_block_size) !=
 	    queue_logical_block_size(dev->disk->queue))
@@ -122,7 +124,7 @@ static struct rnbd_clt_dev *rnbd_clt_next_size_check(struct rnbd_clt_sess *sess,
 		dev->size_check = false;
 		/* a held device is asked by its re-open */
 		if (dev->state != RNBD_CLT_DEV_MAPPED || !dev->disk ||
-		    dev->held || dev->epoch != sess->epoch)
+		    dev->epoch != sess->epoch)
 			continue;
 		found = dev;
 		*dev_id = dev->dev_id;

@@ -322,6 +322,7 @@ static ssize_t state_show(struct device *d, struct device_attribute *attr,
 	static const char * const names[] = {
 		[RNBD_CLT_DEV_MAPPING]		= "init",
 		[RNBD_CLT_DEV_MAPPED]		= "open",
+		[RNBD_CLT_DEV_HELD]		= "open",
 		[RNBD_CLT_DEV_DISCONNECTED]	= "closed",
 		[RNBD_CLT_DEV_UNMAPPING]	= "unmapping",
 	};

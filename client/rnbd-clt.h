@@ -42,15 +42,24 @@
 /**
  * enum rnbd_clt_dev_state - life cycle of a mapped device
  * @RNBD_CLT_DEV_MAPPING: OPEN sent, no gendisk yet
- * @RNBD_CLT_DEV_MAPPED: open on the server: IO flows, or is held while the
- *	session reconnects, or fails while the session is lost
+ * @RNBD_CLT_DEV_MAPPED: open on the server: IO flows, or fails while the
+ *	session is lost
+ * @RNBD_CLT_DEV_HELD: its queue is quiesced while the session reconnects,
+ *	or until it is open again on the server's new session
  * @RNBD_CLT_DEV_DISCONNECTED: closed for good (the server refused to open
  *	it again after a reconnect, or the session gave up): IO fails
  * @RNBD_CLT_DEV_UNMAPPING: being torn down: IO fails, opens fail
+ *
+ * Every change goes through rnbd_clt_dev_change_state():
+ *
+ *   MAPPING -> MAPPED <-> HELD (the session reconnects; the reopen)
+ *   MAPPED, HELD -> DISCONNECTED -> MAPPED (remap_device)
+ *   MAPPED, HELD, DISCONNECTED -> UNMAPPING
  */
 enum rnbd_clt_dev_state {
 	RNBD_CLT_DEV_MAPPING,
 	RNBD_CLT_DEV_MAPPED,
+	RNBD_CLT_DEV_HELD,
 	RNBD_CLT_DEV_DISCONNECTED,
 	RNBD_CLT_DEV_UNMAPPING,
 };
@@ -97,7 +106,7 @@ struct rnbd_clt_map_opts {
  * @tag_set: shared by every disk of the session and @admin_q; a tag is
  *	the transport slot of its request
  * @admin_q: queue for OPEN and CLOSE, using the reserved tags
- * @lock: guards @devs, @state, and every rnbd_clt_dev.state and .held
+ * @lock: guards @devs, @state, and every rnbd_clt_dev.state
  *	change
  * @devs: devices of this session (rnbd_clt_dev.node)
  * @state: enum rnbd_clt_sess_state; written under @lock, read locklessly
@@ -143,7 +152,6 @@ struct rnbd_clt_sess {
  *	disk, if set, is alive.
  * @state: enum rnbd_clt_dev_state; written under sess->lock, read
  *	locklessly on the IO path
- * @held: the session quiesced the disk's queue; under sess->lock
  * @ready: map_device() is done with the device, so unmap may free it;
  *	under sess->lock
  * @size_check: the size work is to ask about it; under sess->lock
@@ -163,7 +171,6 @@ struct rnbd_clt_dev {
 	struct rnbd_clt_sess	*sess;
 	struct gendisk		*disk;
 	enum rnbd_clt_dev_state	state;
-	bool			held;
 	bool			ready;
 	bool			size_check;
 	u32			epoch;
@@ -204,8 +211,8 @@ int rnbd_clt_send_info(struct rnbd_clt_dev *dev, u32 dev_id,
 /* rnbd-clt-recovery.c: IO across transport reconnects */
 void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev);
 void rnbd_clt_reopen_work(struct work_struct *work);
-void rnbd_clt_dev_hold(struct rnbd_clt_dev *dev);
-void rnbd_clt_dev_unhold(struct rnbd_clt_dev *dev);
+bool rnbd_clt_dev_change_state(struct rnbd_clt_dev *dev,
+			       enum rnbd_clt_dev_state new);
 int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev);
 
 /* rnbd-clt-dev.c: block devices */

@@ -253,7 +253,7 @@ int trs_clt_add_path(struct trs_clt_sess *sess,
 		return -EINVAL;
 
 	mutex_lock(&sess->paths_mutex);
-	if (sess->closing)
+	if (trs_clt_sess_closing(sess))
 		err = -ENODEV;
 	else if (!sess->multipath)
 		err = -EOPNOTSUPP;
@@ -289,7 +289,7 @@ int trs_clt_remove_path(struct trs_clt_path *path, struct kobject *kobj,
 
 	if (!mutex_trylock(&sess->paths_mutex))
 		return restart_syscall();
-	if (sess->closing)
+	if (trs_clt_sess_closing(sess))
 		err = -ENODEV;
 	else if (sess->nr_paths <= 1)
 		err = -EBUSY;
@@ -328,7 +328,7 @@ int trs_clt_path_disconnect(struct trs_clt_path *path)
 
 	if (!mutex_trylock(&sess->paths_mutex))
 		return restart_syscall();
-	if (!sess->closing) {
+	if (!trs_clt_sess_closing(sess)) {
 		err = 0;
 		trs_clt_info(sess, "path %u: disconnecting\n", path->id);
 		WRITE_ONCE(path->admin_down, true);
@@ -377,7 +377,7 @@ int trs_clt_path_reconnect(struct trs_clt_path *path)
 
 	if (!mutex_trylock(&sess->paths_mutex))
 		return restart_syscall();
-	if (sess->closing)
+	if (trs_clt_sess_closing(sess))
 		goto unlock;
 	err = 0;
 	WRITE_ONCE(path->admin_down, false);

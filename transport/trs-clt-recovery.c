@@ -115,8 +115,87 @@ bool trs_clt_path_change_state(struct trs_clt_path *path,
 static void trs_clt_event(struct trs_clt_sess *sess, enum trs_clt_event ev)
 {
 	lockdep_assert_held(&sess->event_mutex);
-	if (!READ_ONCE(sess->closing) && sess->ops.event)
+	if (sess->state != TRS_CLT_SESS_CLOSING && sess->ops.event)
 		sess->ops.event(sess->ops.priv, ev);
+}
+
+static bool trs_clt_sess_state_allowed(enum trs_clt_sess_state old,
+				       enum trs_clt_sess_state new)
+{
+	switch (new) {
+	case TRS_CLT_SESS_NEW:
+		return false;
+	case TRS_CLT_SESS_UP:
+		return old != TRS_CLT_SESS_UP && old != TRS_CLT_SESS_CLOSING;
+	case TRS_CLT_SESS_DOWN:
+		return old == TRS_CLT_SESS_UP;
+	case TRS_CLT_SESS_LOST:
+		return old == TRS_CLT_SESS_DOWN;
+	case TRS_CLT_SESS_DEAD:
+		return old == TRS_CLT_SESS_DOWN || old == TRS_CLT_SESS_LOST;
+	case TRS_CLT_SESS_CLOSING:
+		return old != TRS_CLT_SESS_CLOSING;
+	}
+	return false;
+}
+
+/**
+ * trs_clt_sess_change_state() - move a session to a new state, and tell
+ *	the user
+ * @sess: the session; its event_mutex held, and for CLOSING its
+ *	paths_mutex too
+ * @new: the state wanted
+ * @fresh: for UP after DOWN, LOST or DEAD: the server made a new session
+ *	(RECONNECTED), or kept ours (RESUMED)
+ *
+ * Return: true if the session was in a state that may go to @new, and now
+ * is in @new.
+ */
+bool trs_clt_sess_change_state(struct trs_clt_sess *sess,
+			       enum trs_clt_sess_state new, bool fresh)
+{
+	enum trs_clt_sess_state old = sess->state;
+
+	lockdep_assert_held(&sess->event_mutex);
+	if (!trs_clt_sess_state_allowed(old, new))
+		return false;
+	if (new == TRS_CLT_SESS_CLOSING)
+		lockdep_assert_held(&sess->paths_mutex);
+	WRITE_ONCE(sess->state, new);
+	switch (new) {
+	case TRS_CLT_SESS_UP:
+		if (old == TRS_CLT_SESS_NEW)
+			break;
+		cancel_delayed_work(&sess->loss_work);
+		trs_clt_event(sess, fresh ? TRS_CLT_EV_RECONNECTED :
+				    TRS_CLT_EV_RESUMED);
+		break;
+	case TRS_CLT_SESS_DOWN:
+		trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
+		break;
+	case TRS_CLT_SESS_LOST:
+		trs_clt_err(sess, "no connection for %u s: failing its requests until it reconnects\n",
+			    READ_ONCE(sess->loss_timeout_sec));
+		trs_clt_event(sess, TRS_CLT_EV_LOST);
+		break;
+	case TRS_CLT_SESS_DEAD:
+		trs_clt_event(sess, TRS_CLT_EV_DISCONNECTED);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/**
+ * trs_clt_sess_closing() - is the session closing?
+ * @sess: the session; its paths_mutex or its event_mutex held
+ *
+ * Return: true once trs_clt_close() started or trs_clt_open() failed.
+ */
+bool trs_clt_sess_closing(struct trs_clt_sess *sess)
+{
+	return READ_ONCE(sess->state) == TRS_CLT_SESS_CLOSING;
 }
 
 /* Did every path of the session give up? */
@@ -173,14 +252,13 @@ void trs_clt_sess_check_down(struct trs_clt_sess *sess,
 			     struct trs_clt_path *path)
 {
 	lockdep_assert_held(&sess->event_mutex);
-	if (sess->down || trs_clt_sess_any(sess, TRS_CLT_PATH_CONNECTED))
+	if (sess->state != TRS_CLT_SESS_UP ||
+	    trs_clt_sess_any(sess, TRS_CLT_PATH_CONNECTED))
 		return;
-	sess->down = true;
-	trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
-	if (!sess->lost)
-		queue_delayed_work(trs_clt_wq, &sess->loss_work,
-				   path ? trs_clt_loss_delay(path) :
-				   READ_ONCE(sess->loss_timeout_sec) * HZ);
+	trs_clt_sess_change_state(sess, TRS_CLT_SESS_DOWN, false);
+	queue_delayed_work(trs_clt_wq, &sess->loss_work,
+			   path ? trs_clt_loss_delay(path) :
+			   READ_ONCE(sess->loss_timeout_sec) * HZ);
 }
 
 /**
@@ -205,8 +283,8 @@ bool trs_clt_path_go_live(struct trs_clt_path *path)
 
 	lockdep_assert_held(&sess->event_mutex);
 	spin_lock_irq(&sess->key_lock);
-	fresh = sess->keyed && memcmp(sess->sess_key, path->key,
-				      sizeof(path->key));
+	fresh = sess->state != TRS_CLT_SESS_NEW &&
+		memcmp(sess->sess_key, path->key, sizeof(path->key));
 	spin_unlock_irq(&sess->key_lock);
 	if (fresh) {
 		trs_clt_info(sess, "the server made a new session: everything is set up again\n");
@@ -215,24 +293,14 @@ bool trs_clt_path_go_live(struct trs_clt_path *path)
 			if (other != path)
 				trs_clt_fail(other, -ECONNRESET);
 		rcu_read_unlock();
-		if (!sess->down) {
-			sess->down = true;
-			trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
-		}
+		trs_clt_sess_change_state(sess, TRS_CLT_SESS_DOWN, false);
 	}
 	if (!trs_clt_path_change_state(path, TRS_CLT_PATH_CONNECTED))
 		return false;
 	spin_lock_irq(&sess->key_lock);
 	memcpy(sess->sess_key, path->key, sizeof(sess->sess_key));
-	sess->keyed = true;
 	spin_unlock_irq(&sess->key_lock);
-	if (sess->down) {
-		sess->down = false;
-		cancel_delayed_work(&sess->loss_work);
-		sess->lost = false;
-		trs_clt_event(sess, fresh ? TRS_CLT_EV_RECONNECTED :
-				    TRS_CLT_EV_RESUMED);
-	}
+	trs_clt_sess_change_state(sess, TRS_CLT_SESS_UP, fresh);
 	return true;
 }
 
@@ -325,7 +393,9 @@ void trs_clt_reconnect_work(struct work_struct *work)
 			trs_clt_err(sess, "path %u: giving up after %u reconnect attempts\n",
 				    path->id, path->attempts);
 			if (trs_clt_sess_all_closed(sess))
-				trs_clt_event(sess, TRS_CLT_EV_DISCONNECTED);
+				trs_clt_sess_change_state(sess,
+							  TRS_CLT_SESS_DEAD,
+							  false);
 		}
 		mutex_unlock(&sess->event_mutex);
 		return;
@@ -347,12 +417,7 @@ void trs_clt_loss_work(struct work_struct *work)
 						 loss_work);
 
 	mutex_lock(&sess->event_mutex);
-	if (sess->down && !sess->lost) {
-		sess->lost = true;
-		trs_clt_err(sess, "no connection for %u s: failing its requests until it reconnects\n",
-			    READ_ONCE(sess->loss_timeout_sec));
-		trs_clt_event(sess, TRS_CLT_EV_LOST);
-	}
+	trs_clt_sess_change_state(sess, TRS_CLT_SESS_LOST, false);
 	mutex_unlock(&sess->event_mutex);
 }
 

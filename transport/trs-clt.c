@@ -253,8 +253,12 @@ struct trs_clt_sess *trs_clt_open(const char *sessname,
 		return sess;
 	mutex_lock(&sess->paths_mutex);
 	err = trs_clt_path_add(sess, addr);
-	/* an add_path store waiting for the lock finds the session closing */
-	sess->closing = !!err;
+	if (err) {
+		/* an add_path store waiting for the lock finds it closing */
+		mutex_lock(&sess->event_mutex);
+		trs_clt_sess_change_state(sess, TRS_CLT_SESS_CLOSING, false);
+		mutex_unlock(&sess->event_mutex);
+	}
 	mutex_unlock(&sess->paths_mutex);
 	if (err) {
 		/* not under paths_mutex: the removal waits for that store */
@@ -285,7 +289,9 @@ void trs_clt_close(struct trs_clt_sess *sess)
 
 	/* no path is added or removed from now on */
 	mutex_lock(&sess->paths_mutex);
-	sess->closing = true;
+	mutex_lock(&sess->event_mutex);
+	trs_clt_sess_change_state(sess, TRS_CLT_SESS_CLOSING, false);
+	mutex_unlock(&sess->event_mutex);
 	mutex_unlock(&sess->paths_mutex);
 
 	list_for_each_entry(path, &sess->paths, entry)
@@ -299,7 +305,7 @@ void trs_clt_close(struct trs_clt_sess *sess)
 	 * The session is still on trs_clt_sessions, whose walker (device
 	 * removal), like trs_clt_connected() and the other lockless readers,
 	 * reads the paths under RCU only: a grace period before each goes.
-	 * No other writer: closing keeps paths from being added or removed.
+	 * No other writer: CLOSING keeps paths from being added or removed.
 	 */
 	list_for_each_entry_safe(path, tmp, &sess->paths, entry) {
 		list_del_rcu(&path->entry);

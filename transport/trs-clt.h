@@ -85,6 +85,27 @@ enum trs_clt_path_state {
 	TRS_CLT_PATH_CLOSED,		/* no more connects */
 };
 
+/*
+ * Session states: what the user was told.  Every change goes through
+ * trs_clt_sess_change_state(), which reports it (ops.event):
+ *
+ *   NEW -> UP (the first path connected; trs_clt_open() returns)
+ *   UP -> DOWN (RECONNECTING: no path connected, or the server made a
+ *	new session) -> UP (RESUMED, or RECONNECTED for a new session)
+ *   DOWN -> LOST (LOST: loss_timeout_sec passed) -> UP
+ *   DOWN, LOST -> DEAD (DISCONNECTED: every path gave up) -> UP (a path
+ *	added later connected)
+ *   any -> CLOSING (trs_clt_close(), or trs_clt_open() failed; no event)
+ */
+enum trs_clt_sess_state {
+	TRS_CLT_SESS_NEW,		/* opening: no key from the server yet */
+	TRS_CLT_SESS_UP,		/* a path is connected */
+	TRS_CLT_SESS_DOWN,		/* none is: the user holds its IO */
+	TRS_CLT_SESS_LOST,		/* none was for loss_timeout_sec */
+	TRS_CLT_SESS_DEAD,		/* every path gave up */
+	TRS_CLT_SESS_CLOSING,		/* no path is added, no event sent */
+};
+
 /* Most paths of a session. */
 #define TRS_CLT_MAX_PATHS		8u
 
@@ -383,27 +404,23 @@ struct trs_clt_path {
  *	a path that connects again replaces what the server still holds of it
  * @key_lock: guards @sess_key
  * @sess_key: key of the server's session, which a path's connect shows
- *	to join it; written when a path goes connected
- * @keyed: @sess_key is set (the session connected once)
+ *	to join it; written when a path goes connected (zero while NEW)
  * @entry: in trs_clt_sessions, guarded by trs_clt_mutex
  * @paths_mutex: serialises adding and removing paths and closing, and
- *	guards @nr_paths, @next_id and @closing; the list is read under RCU
+ *	guards @nr_paths and @next_id; the list is read under RCU
  * @paths: the paths (struct trs_clt_path), RCU list
  * @nr_paths: paths on @paths
  * @next_id: id of the next path added
- * @closing: trs_clt_close() started, or trs_clt_open() failed: no path
- *	is added or removed
  * @multipath: the server does multipath (TRS_CAP_MULTIPATH in the first
  *	accept): add_path may add paths
  * @mp_policy: enum trs_clt_mp_policy; sysfs
  * @rr_seq: per CPU counter of round-robin choices
  * @nr_conns: connections per path
  * @event_mutex: serialises calls of @ops.event and the state checks that
- *	decide them, and guards @down and @lost
- * @down: the user was told RECONNECTING and not told since that the
- *	session is back
- * @lost: the loss timeout passed since the last path was lost; reset by a
- *	reconnect
+ *	decide them, and guards @state
+ * @state: enum trs_clt_sess_state; written under @event_mutex, and to
+ *	CLOSING under @paths_mutex as well, so that either lock tells
+ *	whether the session is closing
  * @loss_work: reports the loss timeout
  * @notice_work: reports a server's notice (TRS_CLT_EV_NOTICE)
  * @reconnect_delay_sec: delay before a reconnect attempt (plus up to a
@@ -427,22 +444,19 @@ struct trs_clt_sess {
 	uuid_t			uuid;
 	spinlock_t		key_lock;	/* see above */
 	u8			sess_key[TRS_SESS_KEY_LEN];
-	bool			keyed;
 	struct list_head	entry;
 
 	struct mutex		paths_mutex;	/* see above */
 	struct list_head	paths;
 	u32			nr_paths;
 	u16			next_id;
-	bool			closing;
 	bool			multipath;
 	int			mp_policy;
 	u32 __percpu		*rr_seq;
 	u32			nr_conns;
 
 	struct mutex		event_mutex;	/* see above */
-	bool			down;
-	bool			lost;
+	enum trs_clt_sess_state	state;
 	struct delayed_work	loss_work;
 	struct work_struct	notice_work;
 	u32			reconnect_delay_sec;
@@ -475,6 +489,9 @@ bool trs_clt_sess_any(struct trs_clt_sess *sess,
 		      enum trs_clt_path_state state);
 
 /* trs-clt-recovery.c */
+bool trs_clt_sess_change_state(struct trs_clt_sess *sess,
+			       enum trs_clt_sess_state new, bool fresh);
+bool trs_clt_sess_closing(struct trs_clt_sess *sess);
 const char *trs_clt_path_state_name(enum trs_clt_path_state state);
 bool __trs_clt_path_change_state(struct trs_clt_path *path,
 				 enum trs_clt_path_state new);
