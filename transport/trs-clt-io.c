@@ -391,6 +391,127 @@ static int trs_clt_map_sges(struct trs_clt_path *path, struct trs_clt_io *io,
 	return len == io->data_len ? nents + 1 : -EINVAL;
 }
 
+/*
+ * Map the data of @io for its WRITE_WITH_IMM @wr, whose first SGE is the
+ * header @req: as SGEs after it, as the slot's MR (@reg, a write with more
+ * segments than send SGEs, a read too large for the bounce buffer), or as
+ * the bounce buffer (a small read); a read's header says where the server
+ * is to write its data.
+ */
+static int trs_clt_map_data(struct trs_clt_path *path,
+			    struct trs_clt_slot *slot, struct trs_clt_io *io,
+			    int nents, struct trs_msg_req *req,
+			    struct ib_rdma_wr *wr, struct ib_reg_wr *reg)
+{
+	struct ib_sge *sge = wr->wr.sg_list;
+	int err;
+
+	switch (io->dir) {
+	case DMA_TO_DEVICE:
+		req->dir = TRS_DIR_WRITE;
+		if (nents + 1 <= path->max_send_sge) {
+			wr->wr.num_sge = trs_clt_map_sges(path, io, nents, sge);
+			return wr->wr.num_sge < 0 ? wr->wr.num_sge : 0;
+		}
+		err = trs_clt_map_mr(slot, io, nents, IB_ACCESS_LOCAL_WRITE,
+				     reg);
+		sge[1].addr = slot->mr->iova;
+		sge[1].length = slot->mr->length;
+		sge[1].lkey = slot->mr->lkey;
+		wr->wr.num_sge = 2;
+		return err;
+	case DMA_FROM_DEVICE:
+		req->dir = TRS_DIR_READ;
+		if (trs_clt_bounced(io)) {
+			ib_dma_sync_single_for_device(path->ibdev,
+						      slot->bounce_dma,
+						      io->data_len,
+						      DMA_FROM_DEVICE);
+			req->addr = cpu_to_le64(slot->bounce_mr->iova);
+			req->rkey = cpu_to_le32(slot->bounce_mr->rkey);
+			return 0;
+		}
+		err = trs_clt_map_mr(slot, io, nents, IB_ACCESS_LOCAL_WRITE |
+				     IB_ACCESS_REMOTE_WRITE, reg);
+		req->addr = cpu_to_le64(slot->mr->iova);
+		req->rkey = cpu_to_le32(slot->mr->rkey);
+		return err;
+	default:
+		req->dir = TRS_DIR_NONE;
+		return 0;
+	}
+}
+
+/*
+ * Chain the WRs of the request on @slot and choose what completes it on
+ * our side: with an MR, the LOCAL_INV fences the REG_MR (see
+ * TRS_CLT_MR_WRS) and the LOCAL_INV posted after the reply stands for the
+ * WRITE's completion; a read or a request without data is answered by the
+ * reply alone, its WRITE unsignaled (but every TRS_CLT_SIGNAL_EVERY-th
+ * and while the send queue is nearly full); a write's pages go back to the
+ * block layer only once the WRITE completed: the server's reply does not
+ * acknowledge it, and while its ACK is lost the HCA may send the pages
+ * again.  Returns the first WR; conn->lock held.
+ */
+static struct ib_send_wr *trs_clt_chain(struct trs_clt_conn *conn,
+					struct trs_clt_slot *slot,
+					const struct trs_clt_io *io,
+					struct ib_send_wr *inv,
+					struct ib_reg_wr *reg,
+					struct ib_rdma_wr *wr)
+{
+	slot->flags = 0;
+	if (reg->mr) {
+		inv->next = &reg->wr;
+		reg->wr.next = &wr->wr;
+		wr->wr.send_flags = 0;
+		slot->flags = TRS_SLOT_MR | TRS_SLOT_SENT;
+		return inv;
+	}
+	if (io->dir != DMA_TO_DEVICE &&
+	    conn->unsignaled + 1 < TRS_CLT_SIGNAL_EVERY &&
+	    conn->sq_free > TRS_CLT_SIGNAL_EVERY + TRS_CLT_MR_WRS - 1) {
+		wr->wr.send_flags = 0;
+		slot->flags = TRS_SLOT_SENT;
+	}
+	return &wr->wr;
+}
+
+/*
+ * The send queue accounting of a request posted on @conn, all of it: an
+ * MR request takes TRS_CLT_MR_WRS entries, one of them reserved for the
+ * LOCAL_INV posted after the reply; a signaled WRITE's completion will
+ * retire every WR up to its sequence number (trs_clt_sq_retire()).
+ */
+static void trs_clt_sq_account(struct trs_clt_conn *conn,
+			       struct trs_clt_slot *slot, bool mr,
+			       bool signaled)
+{
+	conn->sq_free -= mr ? TRS_CLT_MR_WRS : 1;
+	conn->sq_posted += mr ? TRS_CLT_MR_WRS - 1 : 1;
+	if (signaled) {
+		slot->send_seq = conn->sq_posted;
+		conn->unsignaled = 0;
+	} else if (!mr) {
+		conn->unsignaled++;
+	}
+	conn->inflight++;
+}
+
+static void trs_clt_count(struct trs_clt_conn *conn,
+			  const struct trs_clt_io *io, bool mr)
+{
+	conn->stats.requests++;
+	conn->stats.wrs_posted += mr ? TRS_CLT_MR_WRS - 1 : 1;
+	if (io->dir == DMA_TO_DEVICE) {
+		conn->stats.writes++;
+		conn->stats.bytes_written += io->data_len;
+	} else if (io->dir == DMA_FROM_DEVICE) {
+		conn->stats.reads++;
+		conn->stats.bytes_read += io->data_len;
+	}
+}
+
 /* Build and post the WRs of a request; conn->lock held. */
 static int trs_clt_post_req(struct trs_clt_conn *conn,
 			    struct trs_clt_slot *slot, struct trs_clt_io *io)
@@ -424,14 +545,13 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		.remote_addr	= slot->raddr + TRS_HDR_AREA - hdr_len,
 		.rkey		= slot->rkey,
 	};
-	struct ib_send_wr *first = &wr.wr;
-	bool bounce = trs_clt_bounced(io);
-	int nents = 0, err = 0;
+	struct ib_send_wr *first;
+	int nents = 0, err;
 
 	/* room for the most a request takes: see TRS_CLT_MR_WRS */
 	if (conn->sq_free < TRS_CLT_MR_WRS)
 		return -EAGAIN;
-	if (io->dir != DMA_NONE && !bounce) {
+	if (io->dir != DMA_NONE && !trs_clt_bounced(io)) {
 		nents = ib_dma_map_sg(dev, io->sgl, io->sg_cnt, io->dir);
 		if (!nents)
 			return -EIO;
@@ -447,53 +567,12 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	sge[0].addr = slot->hdr_dma;
 	sge[0].length = hdr_len;
 	sge[0].lkey = path->pd->local_dma_lkey;
-
-	switch (io->dir) {
-	case DMA_TO_DEVICE:
-		req->dir = TRS_DIR_WRITE;
-		if (nents + 1 <= path->max_send_sge) {
-			wr.wr.num_sge = trs_clt_map_sges(path, io, nents, sge);
-			if (wr.wr.num_sge < 0)
-				err = wr.wr.num_sge;
-			break;
-		}
-		err = trs_clt_map_mr(slot, io, nents, IB_ACCESS_LOCAL_WRITE,
-				     &reg);
-		sge[1].addr = slot->mr->iova;
-		sge[1].length = slot->mr->length;
-		sge[1].lkey = slot->mr->lkey;
-		wr.wr.num_sge = 2;
-		break;
-	case DMA_FROM_DEVICE:
-		req->dir = TRS_DIR_READ;
-		if (bounce) {
-			ib_dma_sync_single_for_device(dev, slot->bounce_dma,
-						      io->data_len,
-						      DMA_FROM_DEVICE);
-			req->addr = cpu_to_le64(slot->bounce_mr->iova);
-			req->rkey = cpu_to_le32(slot->bounce_mr->rkey);
-			break;
-		}
-		err = trs_clt_map_mr(slot, io, nents, IB_ACCESS_LOCAL_WRITE |
-				     IB_ACCESS_REMOTE_WRITE, &reg);
-		req->addr = cpu_to_le64(slot->mr->iova);
-		req->rkey = cpu_to_le32(slot->mr->rkey);
-		break;
-	default:
-		req->dir = TRS_DIR_NONE;
-		break;
-	}
+	err = trs_clt_map_data(path, slot, io, nents, req, &wr, &reg);
 	if (err)
 		goto unmap;
 	ib_dma_sync_single_for_device(dev, slot->hdr_dma, hdr_len,
 				      DMA_TO_DEVICE);
 
-	if (reg.mr) {
-		/* the LOCAL_INV fences the REG_MR: see TRS_CLT_MR_WRS */
-		inv.next = &reg.wr;
-		reg.wr.next = first;
-		first = &inv;
-	}
 	slot->t0 = 0;
 	if (unlikely(READ_ONCE(conn->path->sess->mp_policy) ==
 		     TRS_CLT_MP_MIN_LATENCY))
@@ -501,24 +580,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 	WRITE_ONCE(slot->io, io);
 	slot->conn = conn;
 	slot->tag = tag;
-	slot->flags = 0;
-	if (reg.mr) {
-		/* the LOCAL_INV's completion will stand for the WRITE's */
-		wr.wr.send_flags = 0;
-		slot->flags = TRS_SLOT_MR | TRS_SLOT_SENT;
-	} else if (io->dir != DMA_TO_DEVICE &&
-		   conn->unsignaled + 1 < TRS_CLT_SIGNAL_EVERY &&
-		   conn->sq_free > TRS_CLT_SIGNAL_EVERY + TRS_CLT_MR_WRS - 1) {
-		/*
-		 * The reply will complete the request: the HCA reads only
-		 * the slot's own header buffer.  A write's pages go back to
-		 * the block layer only once the WRITE itself completed: the
-		 * server's reply does not acknowledge it, and while its ACK
-		 * is lost the HCA may still send the pages again.
-		 */
-		wr.wr.send_flags = 0;
-		slot->flags = TRS_SLOT_SENT;
-	}
+	first = trs_clt_chain(conn, slot, io, &inv, &reg, &wr);
 	slot->status = 0;
 	err = ib_post_send(conn->cm_id->qp, first, &bad_wr);
 	if (err && bad_wr == first) {
@@ -532,16 +594,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		err = -ENOTCONN;
 		goto unmap;
 	}
-	/* with an MR, the entry of the LOCAL_INV to come is reserved */
-	conn->sq_free -= reg.mr ? TRS_CLT_MR_WRS : 1;
-	conn->sq_posted += reg.mr ? TRS_CLT_MR_WRS - 1 : 1;
-	if (wr.wr.send_flags) {
-		slot->send_seq = conn->sq_posted;
-		conn->unsignaled = 0;
-	} else if (!reg.mr) {
-		conn->unsignaled++;
-	}
-	conn->inflight++;
+	trs_clt_sq_account(conn, slot, reg.mr, wr.wr.send_flags);
 	if (err) {
 		/*
 		 * Part of the chain is posted: the request is in flight until
@@ -550,16 +603,7 @@ static int trs_clt_post_req(struct trs_clt_conn *conn,
 		trs_clt_fail(path, err);
 		return 0;
 	}
-
-	conn->stats.requests++;
-	conn->stats.wrs_posted += reg.mr ? TRS_CLT_MR_WRS - 1 : 1;
-	if (io->dir == DMA_TO_DEVICE) {
-		conn->stats.writes++;
-		conn->stats.bytes_written += io->data_len;
-	} else if (io->dir == DMA_FROM_DEVICE) {
-		conn->stats.reads++;
-		conn->stats.bytes_read += io->data_len;
-	}
+	trs_clt_count(conn, io, reg.mr);
 	return 0;
 
 unmap:
