@@ -215,7 +215,6 @@ struct trs_clt_conn {
  * @flags: TRS_SLOT_*
  * @status: the server's status for @io
  * @raddr: remote address of the chunk
- * @rkey: remote key of the chunk
  * @hdr: header buffer (struct trs_msg_req + user header)
  * @hdr_dma: its DMA address
  * @mr: FRWR MR for data that cannot go in SGEs, and for reads larger than
@@ -231,8 +230,11 @@ struct trs_clt_conn {
  * @inv_seq: conn->sq_posted after its LOCAL_INV
  * @tag: slot field of the immediate of the request last posted on the
  *	slot: its index and, with TRS_CAP_SLOT_GEN, its generation
+ * @rkey: remote key of the chunk
  * @t0: ktime of the post, taken under the min-latency policy only (0
  *	otherwise)
+ *
+ * 128 bytes on 64-bit: a power of two, so finding a slot is a shift.
  */
 struct trs_clt_slot {
 	struct trs_clt_io	*io;
@@ -240,7 +242,6 @@ struct trs_clt_slot {
 	unsigned int		flags;
 	int			status;
 	u64			raddr;
-	u32			rkey;
 	void			*hdr;
 	u64			hdr_dma;
 	struct ib_mr		*mr;
@@ -253,6 +254,7 @@ struct trs_clt_slot {
 	u32			send_seq;
 	u32			inv_seq;
 	u32			tag;
+	u32			rkey;
 	u64			t0;
 };
 
