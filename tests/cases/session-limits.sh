@@ -9,7 +9,8 @@
 #       reaches the client's queue limits and larger IO is split and
 #       verified; a session whose server is gone tries again every
 #       reconnect_delay_sec (never sooner) and gives up after
-#       max_reconnect_attempts failures (path "closed", IO fails with EIO)
+#       max_reconnect_attempts failures (path "closed", IO fails with EIO),
+#       and its loss timeout passing later reports nothing more
 # boot: shared
 # timeout: 400
 S=${RNBD_TIMEOUT_SCALE:-1}
@@ -100,10 +101,12 @@ expect_eq "the same session once the cap is lifted" "$r" OK
 
 # -- reconnect_delay_sec and max_reconnect_attempts: the server goes away
 # for good; the session tries twice, 2 s (plus up to 1 s of jitter) apart,
-# then gives up
+# then gives up, before its loss timeout, which then says nothing more
 sdir=/sys/class/rtrs-client/lim1
 echo 2 >$sdir/reconnect_delay_sec
 echo 2 >$sdir/max_reconnect_attempts
+loss=$((12 * S))
+echo $loss >$sdir/loss_timeout_sec
 kmsg "session-limits: rmmod rnbd_server"
 t0=$EPOCHREALTIME
 timeout 60 rmmod rnbd_server || die "rmmod rnbd_server"
@@ -124,4 +127,13 @@ grep -q 'Input/output error' /tmp/dd.err || die "read of a closed session: $(cat
 ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
 sleep $((4 * S))
 expect_eq "path state once the server is back" "$(path_state lim1)" closed
+# the loss timeout passed after it gave up: a session that gave up is not
+# reported lost as well (it was, once)
+while [ "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a }')" -le $((loss + 3 * S)) ]; do
+	sleep 0.5
+done
+klog | grep -q "session lim1: disconnected for good" || die "no line for the session that gave up"
+klog | grep -E "lim1: (still not connected|no connection for)" &&
+	die "the session that gave up was reported lost after that"
+expect_eq "path state after the loss timeout" "$(path_state lim1)" closed
 unmap_dev "$d1" force
