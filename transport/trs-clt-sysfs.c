@@ -475,6 +475,9 @@ static struct trs_clt_sec_attr trs_clt_sec_attrs[] = {
 	TRS_CLT_SEC_ATTR(loss_timeout_sec, 1),
 };
 
+/* trs_clt_sess_attrs lists each by its index */
+static_assert(ARRAY_SIZE(trs_clt_sec_attrs) == 2);
+
 static ssize_t max_reconnect_attempts_show(struct device *dev,
 					   struct device_attribute *attr,
 					   char *buf)
@@ -597,7 +600,6 @@ static DEVICE_ATTR_RW(add_path);
 static struct attribute *trs_clt_sess_attrs[] = {
 	&trs_clt_sec_attrs[0].attr.attr,
 	&trs_clt_sec_attrs[1].attr.attr,
-	&trs_clt_sec_attrs[2].attr.attr,
 	&dev_attr_max_reconnect_attempts.attr,
 	&dev_attr_mpath_policy.attr,
 	&dev_attr_add_path.attr,
