@@ -94,7 +94,7 @@ run_row() {
 # ---- wire cost ------------------------------------------------------------
 
 # retrans_sum: the rxe device's counters of packets sent again or refused
-# (tests/lib/guest.sh rxe_retrans), summed.
+# (tests/lib/guest-rdma.sh rxe_retrans), summed.
 retrans_sum() {
 	rxe_retrans | tr ' ' '\n' | awk -F= 'NF == 2 { s += $2 } END { print s + 0 }'
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 """Check the JSON report of a fio write+verify job (fio_mp_start in
-guest.sh): usage: fio-json.py FILE MAX_LAT_S.  Prints one line per job
+guest-fio.sh): usage: fio-json.py FILE MAX_LAT_S.  Prints one line per job
 (writes, reads, errors, slowest request) and fails if a job reported an
 error, wrote nothing, read back fewer blocks than it wrote (the verify
 pass), or a request took longer than MAX_LAT_S seconds (submission to

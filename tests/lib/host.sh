@@ -120,7 +120,7 @@ wait_file() {
 # with two links passes both, link 0 first:
 #   start_guest server ... --net "$(pair_net $p server)" \
 #	--net "$(pair_net $p server 1)" ...
-# and its guests call setup_links (tests/lib/guest.sh): 10.10.0.0/24 on
+# and its guests call setup_links (tests/lib/guest-rdma.sh): 10.10.0.0/24 on
 # eth0 with rxe0, 10.11.0.0/24 on eth1 with rxe1.
 pair_net() {
 	local l=${3:-0}

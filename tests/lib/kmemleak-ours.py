@@ -7,7 +7,7 @@ usage: kmemleak-ours.py REPORT LOADS [SCAN_UPTIME]
 REPORT is what /sys/kernel/debug/kmemleak printed.  LOADS has, for every
 load of one of our modules, a line "load NAME 0xBASE SIZE UPTIME KO" (KO
 is the module file, "-" if unknown) followed by "sect SECTION 0xADDRESS"
-lines, one per section of the loaded module (tests/lib/guest.sh,
+lines, one per section of the loaded module (tests/lib/guest-checks.sh,
 mod_range_record); older files with bare "NAME 0xBASE SIZE" lines are
 read too.  SCAN_UPTIME is /proc/uptime when the report was read.
 

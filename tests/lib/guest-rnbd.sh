@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
+#
+# Guest helpers, rnbd (sourced by tests/lib/guest.sh): our modules loaded
+# and unloaded (ko_insert, load_rnbd*, unload_rnbd), devices mapped and
+# unmapped (map_dev, unmap_dev), null_blk disks to export, a client
+# session's path state and counters, a device's checksum and IO count.
+
+# Insert one of our modules after loading its in-kernel dependencies.
+ko_insert() {
+	ko=$1
+	shift
+	for d in $(modinfo -F depends "$ko" | tr , ' '); do
+		lsmod | grep -q "^$d " && continue
+		[ -e "$(dirname "$ko")/$d.ko" ] && continue
+		modprobe "$d" || die "modprobe $d (for $ko)"
+	done
+	insmod "$ko" "$@" || die "insmod $ko"
+	mod_range_record "$(basename "$ko" .ko)"
+}
+
+# Load the rnbd stack from this tree: transport, then server and client.
+# SERVER_PARAMS and TRS_SERVER_PARAMS: parameters of rnbd_server and of
+# rnbd_trs_server (sess_queue_depth=...).
+load_rnbd() {
+	for m in rnbd_trs_core rnbd_trs_server rnbd_trs_client; do
+		lsmod | grep -q "^$m " && continue
+		if [ $m = rnbd_trs_server ]; then
+			ko_insert "$REPO/transport/$m.ko" $TRS_SERVER_PARAMS
+		else
+			ko_insert "$REPO/transport/$m.ko"
+		fi
+	done
+	lsmod | grep -q '^rnbd_server ' || ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
+	lsmod | grep -q '^rnbd_client ' || ko_insert "$REPO/client/rnbd_client.ko"
+}
+
+load_rnbd_server() {
+	lsmod | grep -q "^rnbd_trs_core " || ko_insert "$REPO/transport/rnbd_trs_core.ko"
+	lsmod | grep -q "^rnbd_trs_server " ||
+		ko_insert "$REPO/transport/rnbd_trs_server.ko" $TRS_SERVER_PARAMS
+	lsmod | grep -q '^rnbd_server ' || ko_insert "$REPO/server/rnbd_server.ko" $SERVER_PARAMS
+}
+
+load_rnbd_client() {
+	for m in rnbd_trs_core rnbd_trs_client; do
+		lsmod | grep -q "^$m " || ko_insert "$REPO/transport/$m.ko"
+	done
+	lsmod | grep -q '^rnbd_client ' || ko_insert "$REPO/client/rnbd_client.ko"
+}
+
+# Unmap every rnbd device, then remove our modules; fail if one won't go.
+unload_rnbd() {
+	for d in /sys/block/rnbd*; do
+		[ -e "$d/rnbd/unmap_device" ] || continue
+		# one already going away may refuse; the rmmod below judges
+		echo force >"$d/rnbd/unmap_device" 2>/dev/null || true
+	done
+	for m in rnbd_client rnbd_server rnbd_trs_client rnbd_trs_server rnbd_trs_core; do
+		lsmod | grep -q "^$m " || continue
+		rmmod "$m" || die "rmmod $m failed"
+	done
+}
+
+MAP_CTL=/sys/devices/virtual/rnbd-client/ctl/map_device
+
+# map SESS DEVICE_PATH [extra options]: map and print the new device name.
+map_dev() {
+	sess=$1
+	path=$2
+	shift 2
+	before=$(ls -d /sys/block/rnbd* 2>/dev/null || true)
+	echo "sessname=$sess path=ip:${MAP_ADDR:-$RXE_ADDR} device_path=$path $*" \
+		>"$MAP_CTL" || return 1
+	for d in /sys/block/rnbd*; do
+		echo "$before" | grep -qx "$d" || { basename "$d"; return 0; }
+	done
+	die "map succeeded but no new /sys/block/rnbd*"
+}
+
+unmap_dev() {
+	echo "${2:-normal}" >"/sys/block/$1/rnbd/unmap_device"
+}
+
+# rnbd_setup: soft-RoCE plus the whole rnbd stack in this guest.
+rnbd_setup() {
+	setup_rxe
+	load_rnbd
+}
+
+# nullb_create NAME SIZE_MB [ATTR=VALUE...]: a null_blk device through
+# configfs (memory backed unless told otherwise); prints /dev/NAME.
+nullb_create() {
+	name=$1
+	size=$2
+	shift 2
+	lsmod | grep -q '^null_blk ' || modprobe null_blk nr_devices=0 ||
+		die "modprobe null_blk"
+	grep -q ' /sys/kernel/config ' /proc/mounts ||
+		mount -t configfs configfs /sys/kernel/config || die "configfs"
+	d=/sys/kernel/config/nullb/$name
+	mkdir "$d" || die "mkdir $d"
+	echo "$size" >"$d/size"
+	echo 1 >"$d/memory_backed"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || die "nullb $name: ${kv%%=*}"
+	done
+	echo 1 >"$d/power" || die "nullb $name: power"
+	udev_wait "/dev/$name"
+	echo "/dev/$name"
+}
+
+udev_wait() {
+	i=0
+	while [ ! -b "$1" ]; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || die "$1 did not appear"
+		sleep 0.05
+	done
+}
+
+# Remove every null_blk configfs device (after unmapping).
+nullb_destroy_all() {
+	for d in /sys/kernel/config/nullb/*/; do
+		[ -e "$d/power" ] || continue
+		echo 0 >"$d/power"
+		rmdir "$d"
+	done
+}
+
+# path_state SESS: the state of the client session's path.
+path_state() {
+	cat /sys/class/rtrs-client/"$1"/paths/*/state
+}
+
+# wait_path_state SESS STATE SECONDS: wait until the path is (with "!":
+# is no longer) in STATE; SECONDS scale with RNBD_TIMEOUT_SCALE.
+wait_path_state() {
+	i=0
+	while case "$2" in
+		!*) [ "$(path_state "$1")" = "${2#!}" ] ;;
+		*) [ "$(path_state "$1")" != "$2" ] ;;
+	esac; do
+		i=$((i + 1))
+		[ $i -lt $(($3 * 10 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+			die "session $1: path state stays $(path_state "$1"), waited for $2"
+		sleep 0.1
+	done
+}
+
+# conn_stat SESS CONN FILE: a per-connection counter of a client session.
+conn_stat() {
+	cat /sys/class/rtrs-client/"$1"/paths/*/conns/"$2"/"$3"
+}
+
+# sess_sum SESS FILE: a per-connection counter of a client session, summed
+# over its connections.
+sess_sum() {
+	cat /sys/class/rtrs-client/"$1"/paths/*/conns/*/"$2" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+# sess_wrs SESS: work requests the client transport posted on all the
+# connections of a session (sum of their wrs_posted counters).
+sess_wrs() {
+	sess_sum "$1" wrs_posted
+}
+
+# sha_dev DEV BYTES: checksum of the first BYTES of a device, read directly.
+sha_dev() {
+	dd if="$1" bs=1M count=$(($2 / 1048576)) iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1
+}
+
+# dev_ios DEV: requests the block device completed, reads plus writes.
+dev_ios() {
+	awk '{ print $1 + $5 }' "/sys/block/$1/stat"
+}
