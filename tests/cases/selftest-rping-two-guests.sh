@@ -4,8 +4,7 @@
 # boot: host
 # timeout: 300
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-p=$((20000 + RANDOM % 20000))
+pair_bed
 cat >"$sync/../server.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 setup_rxe eth0 10.10.0.1/24
@@ -23,6 +22,4 @@ timeout 100 rping -c -a 10.10.0.1 -C 5 -v >/tmp/rping.log 2>&1 ||
 cat /tmp/rping.log
 expect_eq "pings" "$(grep -c 'ping data' /tmp/rping.log)" 5
 G
-start_guest server --timeout 240 --share "$sync" --net "$(pair_net $p server)" "$sync/../server.sh"
-start_guest client --timeout 240 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
-wait_pair client server
+pair_run 240

@@ -9,8 +9,7 @@
 # boot: host
 # timeout: 420
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-p=$((20000 + RANDOM % 20000))
+pair_bed
 cat >"$sync/../server.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 setup_links server
@@ -109,8 +108,4 @@ log "link 2 restored: round trip $rtt1 ms"
 rping_link 10.11.0.1 rxe1 rxe0
 touch /sync/client-done
 G
-start_guest server --timeout 360 --share "$sync" --net "$(pair_net $p server)" \
-	--net "$(pair_net $p server 1)" "$sync/../server.sh"
-start_guest client --timeout 360 --share "$sync" --net "$(pair_net $p client)" \
-	--net "$(pair_net $p client 1)" "$sync/../client.sh"
-wait_pair client server
+pair_run 360 2

@@ -6,10 +6,7 @@
 # boot: host
 # timeout: 480
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-img=$CASE_RESULTS/server-disk.img
-truncate -s 64M "$img"
-p=$((20000 + RANDOM % 20000))
+pair_bed 64M
 srvnet=$(pair_net $p server)
 cat >"$sync/../server1.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"

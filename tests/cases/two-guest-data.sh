@@ -5,15 +5,10 @@
 # boot: host
 # timeout: 900
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-img=$CASE_RESULTS/server-disk.img
-truncate -s 256M "$img"
-p=$((20000 + RANDOM % 20000))
+pair_bed 256M
 cat >"$sync/../server.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.1/24
-load_rnbd_server
-touch /sync/server-ready
+pair_server
 wait_sync /sync/client-done 750
 got=$(dd if=/dev/vda bs=1M skip=200 count=16 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
 expect_eq "client's pattern on the server disk" "$got" "$(cat /sync/pattern.sha)"
@@ -21,9 +16,7 @@ unload_rnbd
 G
 cat >"$sync/../client.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.2/24
-load_rnbd_client
-wait_sync /sync/server-ready 300
+pair_client
 dev=$(MAP_ADDR=10.10.0.1 map_dev remote /dev/vda)
 expect_eq "remote size" "$(cat /sys/block/$dev/size)" $((256 * 2048))
 fio --name=v --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
@@ -39,6 +32,4 @@ unmap_dev "$dev"
 unload_rnbd
 touch /sync/client-done
 G
-start_guest server --timeout 800 --share "$sync" --disk "$img" --net "$(pair_net $p server)" "$sync/../server.sh"
-start_guest client --timeout 800 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
-wait_pair client server
+pair_run 800

@@ -11,10 +11,7 @@
 # boot: host
 # timeout: 1200
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-img=$CASE_RESULTS/server-disk.img
-truncate -s 64M "$img"
-p=$((20000 + RANDOM % 20000))
+pair_bed 64M
 cat >"$sync/../server.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 setup_rxe eth0 10.10.0.1/24
@@ -28,9 +25,7 @@ unload_rnbd
 G
 cat >"$sync/../client.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.2/24
-load_rnbd_client
-wait_sync /sync/server-ready 300
+pair_client
 dev=$(MAP_ADDR=10.10.0.1 map_dev flap /dev/vda)
 cut() { tc qdisc add dev eth0 root netem loss 100% || die "netem"; }
 mend() { tc qdisc del dev eth0 root || die "netem del"; }
@@ -130,6 +125,4 @@ unmap_dev "$dev"
 unload_rnbd
 touch /sync/client-done
 G
-start_guest server --timeout 1100 --share "$sync" --disk "$img" --net "$(pair_net $p server)" "$sync/../server.sh"
-start_guest client --timeout 1100 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
-wait_pair client server
+pair_run 1100

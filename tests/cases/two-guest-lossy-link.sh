@@ -10,15 +10,10 @@
 # boot: host
 # timeout: 700
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-img=$CASE_RESULTS/server-disk.img
-truncate -s 256M "$img"
-p=$((20000 + RANDOM % 20000))
+pair_bed 256M
 cat >"$sync/../server.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.1/24
-load_rnbd_server
-touch /sync/server-ready
+pair_server
 # phase 2, server to client too: ACKs of the client's WRITEs, replies
 wait_sync /sync/phase2 500
 tc qdisc add dev eth0 root netem loss 1% || die "netem"
@@ -67,6 +62,4 @@ unmap_dev "$dev"
 unload_rnbd
 touch /sync/client-done
 G
-start_guest server --timeout 500 --share "$sync" --disk "$img" --net "$(pair_net $p server)" "$sync/../server.sh"
-start_guest client --timeout 500 --share "$sync" --net "$(pair_net $p client)" "$sync/../client.sh"
-wait_pair client server
+pair_run 500

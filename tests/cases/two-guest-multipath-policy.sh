@@ -10,10 +10,7 @@
 # boot: host
 # timeout: 700
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-img=$CASE_RESULTS/server-disk.img
-truncate -s 256M "$img"
-p=$((20000 + RANDOM % 20000))
+pair_bed 256M
 cat >"$sync/../server.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 mp_server 600
@@ -21,9 +18,7 @@ G
 cat >"$sync/../client.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 S=${RNBD_TIMEOUT_SCALE:-1}
-setup_links client
-load_rnbd_client
-wait_sync /sync/server-ready 300
+mp_client
 P1=$MP_PATH1
 P2=$MP_PATH2
 C=$MP_CLASS/mp
@@ -91,8 +86,4 @@ unmap_dev "$dev" || die "unmap"
 unload_rnbd
 touch /sync/client-done
 G
-start_guest server --timeout 600 --share "$sync" --disk "$img" \
-	--net "$(pair_net $p server)" --net "$(pair_net $p server 1)" "$sync/../server.sh"
-start_guest client --timeout 600 --share "$sync" \
-	--net "$(pair_net $p client)" --net "$(pair_net $p client 1)" "$sync/../client.sh"
-wait_pair client server
+pair_run 600 2

@@ -10,17 +10,12 @@
 # boot: host
 # timeout: 1500
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
-img=$CASE_RESULTS/server-disk.img
-truncate -s 64M "$img"
-p=$((20000 + RANDOM % 20000))
+pair_bed 64M
 srvnet=$(pair_net $p server)
 clinet=$(pair_net $p client)
 cat >"$sync/../server1.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.1/24
-load_rnbd_server
-touch /sync/server1-ready
+pair_server server1-ready
 sleep 100000
 G
 cat >"$sync/../server2.sh" <<'G'
@@ -73,9 +68,7 @@ unload_rnbd
 G
 cat >"$sync/../client1.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.2/24
-load_rnbd_client
-wait_sync /sync/server1-ready 300
+pair_client server1-ready
 dev=$(MAP_ADDR=10.10.0.1 map_dev peer /dev/vda)
 fio_outage_start "$dev" 24M
 fpid=$FIO_PID
@@ -102,9 +95,7 @@ sleep 100000
 G
 cat >"$sync/../client2.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.2/24
-load_rnbd_client
-wait_sync /sync/server2-freed 300
+pair_client server2-freed
 dev=$(MAP_ADDR=10.10.0.1 map_dev peer2 /dev/vda) || die "rw map after the client's death"
 expect_eq "pattern" "$(dd if=/dev/$dev bs=1M skip=40 count=1 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)" \
 	"$(cat /sync/pattern.sha)"

@@ -10,30 +10,25 @@
 # boot: host
 # timeout: 1500
 . "$REPO/tests/lib/host.sh"
-sync=$(mk_dir sync)
+pair_bed
 imgA=$CASE_RESULTS/disk-a.img
 imgB=$CASE_RESULTS/disk-b.img
 rm -f "$imgA" "$imgB"
 truncate -s 64M "$imgA"
 truncate -s 128M "$imgB"
-p=$((20000 + RANDOM % 20000))
 srvnet=$(pair_net $p server)
 clinet=$(pair_net $p client)
 for s in server1 server2; do
 	cat >"$sync/../$s.sh" <<G
 . "\$REPO/tests/lib/guest.sh"
-setup_rxe eth0 10.10.0.1/24
-load_rnbd_server
-touch /sync/$s-ready
+pair_server $s-ready
 sleep 100000
 G
 done
 cat >"$sync/../client.sh" <<'G'
 . "$REPO/tests/lib/guest.sh"
 S=${RNBD_TIMEOUT_SCALE:-1}
-setup_rxe eth0 10.10.0.2/24
-load_rnbd_client
-wait_sync /sync/server1-ready 300
+pair_client server1-ready
 devA=$(MAP_ADDR=10.10.0.1 map_dev out /dev/vda)
 devB=$(MAP_ADDR=10.10.0.1 map_dev out /dev/vdb)
 mkfs.ext4 -q -F /dev/$devB || die "mkfs.ext4"

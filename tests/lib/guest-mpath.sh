@@ -4,7 +4,7 @@
 # Guest helpers, multipath (sourced by tests/lib/guest.sh): the two paths
 # of the two-link bed (MP_PATH1, MP_PATH2; links: guest-rdma.sh), a map
 # over several paths, each path's state, counters and policy (mp_*), and
-# the server guest of a multipath case (mp_server).
+# the server and client guests of a multipath case (mp_server, mp_client).
 
 # shellcheck disable=SC2034 # the cases use them
 MP_PATH1=ip:10.10.0.2@ip:10.10.0.1
@@ -144,4 +144,12 @@ mp_server() {
 	kill "$nf"
 	cat /tmp/netem.log
 	unload_rnbd
+}
+
+# mp_client: the client guest of a multipath case: both links, the rnbd
+# client, then wait (300 s at most) for the server's /sync/server-ready.
+mp_client() {
+	setup_links client
+	load_rnbd_client
+	wait_sync /sync/server-ready 300
 }

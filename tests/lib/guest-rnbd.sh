@@ -4,7 +4,8 @@
 # Guest helpers, rnbd (sourced by tests/lib/guest.sh): our modules loaded
 # and unloaded (ko_insert, load_rnbd*, unload_rnbd), devices mapped and
 # unmapped (map_dev, unmap_dev), null_blk disks to export, a client
-# session's path state and counters, a device's checksum and IO count.
+# session's path state and counters, a device's checksum and IO count,
+# and the two ends of a two-guest case (pair_server, pair_client).
 
 # Insert one of our modules after loading its in-kernel dependencies.
 ko_insert() {
@@ -174,4 +175,26 @@ sha_dev() {
 # dev_ios DEV: requests the block device completed, reads plus writes.
 dev_ios() {
 	awk '{ print $1 + $5 }' "/sys/block/$1/stat"
+}
+
+# ---- the two ends of a two-guest case --------------------------------------
+#
+# A host case's guests (tests/lib/host.sh pair_bed, pair_run): the server
+# 10.10.0.1 and the client 10.10.0.2 on eth0, the link 0 of pair_net.
+
+# pair_server [READY]: rxe on eth0 with 10.10.0.1, the rnbd server, then
+# /sync/READY (server-ready unless named) for the client.
+pair_server() {
+	setup_rxe eth0 10.10.0.1/24
+	load_rnbd_server
+	touch "/sync/${1:-server-ready}"
+}
+
+# pair_client [READY [SECONDS]]: rxe on eth0 with 10.10.0.2, the rnbd
+# client, then wait (SECONDS, 300 unless given) for the server's
+# /sync/READY (server-ready unless named).
+pair_client() {
+	setup_rxe eth0 10.10.0.2/24
+	load_rnbd_client
+	wait_sync "/sync/${1:-server-ready}" "${2:-300}"
 }

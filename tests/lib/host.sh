@@ -132,6 +132,41 @@ pair_net() {
 	fi
 }
 
+# pair_bed [SIZE]: what a two-guest case starts from, in three globals:
+# sync, a fresh directory the guests share as /sync (its parent holds
+# their scripts); img, with SIZE the server guest's disk image of SIZE
+# ($CASE_RESULTS/server-disk.img), else empty; p, the UDP port of the
+# link (pair_net).
+pair_bed() {
+	sync=$(mk_dir sync)
+	img=
+	if [ -n "${1:-}" ]; then
+		img=$CASE_RESULTS/server-disk.img
+		truncate -s "$1" "$img"
+	fi
+	p=$((20000 + RANDOM % 20000))
+}
+
+# pair_run TIMEOUT [LINKS]: boot the server guest on $sync/../server.sh
+# (with the disk img if pair_bed made one) and the client guest on
+# $sync/../client.sh, each with TIMEOUT, the /sync share and LINKS links
+# (1 unless given; 2: both pair_net links, for setup_links), then
+# wait_pair client server.  The guests' side: pair_server and pair_client
+# (tests/lib/guest-rnbd.sh), mp_server and mp_client (guest-mpath.sh).
+pair_run() {
+	local t=$1 links=${2:-1} l
+	local snet=() cnet=() disk=()
+	for ((l = 0; l < links; l++)); do
+		snet+=(--net "$(pair_net "$p" server "$l")")
+		cnet+=(--net "$(pair_net "$p" client "$l")")
+	done
+	[ -z "${img:-}" ] || disk=(--disk "$img")
+	start_guest server --timeout "$t" --share "$sync" "${disk[@]}" "${snet[@]}" \
+		"$sync/../server.sh"
+	start_guest client --timeout "$t" --share "$sync" "${cnet[@]}" "$sync/../client.sh"
+	wait_pair client server
+}
+
 # wait_pair CLIENT SERVER: wait for both guests, print their logs, and die
 # if either ended with a non-zero status.  A client that failed never
 # signals its server, which would wait out its timeout: it is ended.
