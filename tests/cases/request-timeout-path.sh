@@ -24,8 +24,9 @@ nbH=$(nullb_create nullb2 16)
 dmsetup create rnbdtmo --table "0 $((16 * 2048)) linear $nbH 0" || die "dmsetup create"
 hangdev=/dev/$(basename "$(readlink -f "/sys/dev/block/$(dmsetup info -c --noheadings -o major,minor rnbdtmo | tr -d ' ')")")
 udev_wait "$hangdev"
-# On any exit the hung bio ends, so the cleanup after the case can unload.
-trap 'dmsetup resume rnbdtmo 2>/dev/null' EXIT
+# On any exit the hung bio ends, so the cleanup after the case can unload,
+# and the second address goes, for the next case of a shared boot.
+trap 'dmsetup resume rnbdtmo 2>/dev/null; ip addr del $A2/24 dev "$RXE_NETDEV" 2>/dev/null' EXIT
 
 devA=$(mp_map tmo "$nbA" "$P1" "$P2") || exit 1
 devH=$(mp_map tmo "$hangdev" "$P1" "$P2") || exit 1
@@ -93,3 +94,4 @@ for d in $devA $devH; do
 done
 trap - EXIT
 dmsetup remove --retry rnbdtmo || die "dmsetup remove"
+ip addr del $A2/24 dev "$RXE_NETDEV" || die "second address not removed"
