@@ -12,7 +12,6 @@
 
 #include <linux/completion.h>
 #include <linux/module.h>
-#include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
@@ -31,9 +30,8 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
 
 /**
  * struct rnbd_clt_admin - one OPEN, CLOSE or INFO exchange
- * @ref: the waiting caller and the request; the request may outlive a
- *	caller that stopped waiting
- * @done: completed by the request
+ * @done: completed by the request, which touches nothing of this after:
+ *	the caller, who always waits for it, frees it
  * @timed_out: the request timed out (rnbd_clt_admin_timeout())
  * @status: 0 or the errno of the transport or the server
  * @msg: the message
@@ -43,7 +41,6 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
  *	cache lines)
  */
 struct rnbd_clt_admin {
-	refcount_t		ref;
 	struct completion	done;
 	bool			timed_out;
 	int			status;
@@ -64,18 +61,11 @@ static struct rnbd_clt_admin *rnbd_clt_admin_alloc(u16 type, u16 msg_len)
 	adm = TRS_FI(kzalloc(sizeof(*adm), GFP_KERNEL), NULL);
 	if (!adm)
 		return NULL;
-	refcount_set(&adm->ref, 1);
 	init_completion(&adm->done);
 	adm->msg.open.hdr.type = cpu_to_le16(type);
 	adm->msg.open.hdr.version = RNBD_PROTO_VER;
 	adm->msg_len = msg_len;
 	return adm;
-}
-
-static void rnbd_clt_admin_put(struct rnbd_clt_admin *adm)
-{
-	if (refcount_dec_and_test(&adm->ref))
-		kfree(adm);
 }
 
 static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
@@ -90,7 +80,6 @@ static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
 	else
 		adm->status = iu->status ?: blk_status_to_errno(sts);
 	complete(&adm->done);
-	rnbd_clt_admin_put(adm);
 	return RQ_END_IO_FREE;
 }
 
@@ -161,7 +150,6 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 		iu->trs.sg_cnt = 1;
 		iu->trs.data_len = sizeof(adm->rsp);
 	}
-	refcount_inc(&adm->ref);
 	rq->end_io = RNBD_RQ_END_IO(rnbd_clt_admin_end_io);
 	rq->end_io_data = adm;
 	blk_execute_rq_nowait(rq, false);
@@ -194,7 +182,7 @@ int rnbd_clt_send_open(struct rnbd_clt_dev *dev, struct rnbd_msg_open_rsp *rsp)
 	err = rnbd_clt_admin_exec(dev->sess, adm, true);
 	if (!err)
 		*rsp = adm->rsp;
-	rnbd_clt_admin_put(adm);
+	kfree(adm);
 	return err;
 }
 
@@ -220,7 +208,7 @@ int rnbd_clt_send_info(struct rnbd_clt_dev *dev, u32 dev_id,
 	err = rnbd_clt_admin_exec(dev->sess, adm, true);
 	if (!err)
 		*rsp = adm->rsp;
-	rnbd_clt_admin_put(adm);
+	kfree(adm);
 	return err;
 }
 
@@ -246,7 +234,7 @@ void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id)
 	if (adm) {
 		adm->msg.close.dev_id = cpu_to_le32(dev_id);
 		err = rnbd_clt_admin_exec(sess, adm, false);
-		rnbd_clt_admin_put(adm);
+		kfree(adm);
 	} else {
 		err = -ENOMEM;
 	}

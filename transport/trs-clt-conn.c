@@ -299,9 +299,11 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 	return err;
 }
 
-static int trs_clt_conn_create_qp(struct trs_clt_conn *conn, u32 qd)
+static int trs_clt_conn_create_qp(struct trs_clt_conn *conn)
 {
 	struct trs_clt_path *path = conn->path;
+	/* connection 0 is created before the server granted a depth */
+	u32 qd = conn->idx ? path->queue_depth : path->max_qd;
 	struct trs_qp_attr attr = {
 		/*
 		 * A request puts at most TRS_CLT_MR_WRS WRs in the send
@@ -360,6 +362,8 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 
 	pages = min(TRS_MR_PAGES(io_size), path->max_mr_pages);
 	path->slot_gen = rsp->caps & cpu_to_le32(TRS_CAP_SLOT_GEN);
+	path->hb.on = rsp->caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
+	path->notice_on = rsp->caps & cpu_to_le32(TRS_CAP_NOTICE);
 	path->tag_idx_mask = path->slot_gen ? TRS_IMM_MASK(TRS_SLOT_IDX_BITS) :
 			     TRS_IMM_MASK(TRS_IMM_SLOT_BITS);
 	path->queue_depth = qd;
@@ -542,7 +546,11 @@ static int trs_clt_conn_post_recvs(struct trs_clt_conn *conn, u32 n)
 	return err;
 }
 
-/* Connect connection @conn (not 0) of a path whose slots exist. */
+/*
+ * Connect connection @conn of a path.  Connection 0 finds the path's
+ * device, and its first receive is the chunk table's; the others come
+ * once the slots exist, on the same device, with a receive per slot.
+ */
 static int trs_clt_conn_open(struct trs_clt_conn *conn)
 {
 	struct trs_clt_path *path = conn->path;
@@ -551,17 +559,21 @@ static int trs_clt_conn_open(struct trs_clt_conn *conn)
 	err = trs_clt_conn_resolve(conn);
 	if (err)
 		return err;
-	if (conn->cm_id->device != path->ibdev) {
+	if (!conn->idx) {
+		err = trs_clt_dev_init(path, conn->cm_id);
+	} else if (conn->cm_id->device != path->ibdev) {
 		trs_clt_err(path->sess, "connection %u resolved to %s, not %s\n",
 			    conn->idx, dev_name(&conn->cm_id->device->dev),
 			    path->hca_name);
-		return -EXDEV;
+		err = -EXDEV;
 	}
-	err = trs_clt_conn_create_qp(conn, path->queue_depth);
+	if (!err)
+		err = trs_clt_conn_create_qp(conn);
 	if (err)
 		return err;
 	conn->recv_cqe.done = trs_clt_recv_done;
-	err = trs_clt_conn_post_recvs(conn, path->queue_depth);
+	err = conn->idx ? trs_clt_conn_post_recvs(conn, path->queue_depth) :
+	      trs_clt_post_table_recv(path);
 	if (err)
 		return err;
 	return trs_clt_conn_connect(conn);
@@ -590,19 +602,7 @@ int trs_clt_path_setup(struct trs_clt_path *path)
 	path->bounce_err = 0;
 	spin_unlock_irq(&path->state_lock);
 
-	err = trs_clt_conn_resolve(conn0);
-	if (err)
-		goto disconnect;
-	err = trs_clt_dev_init(path, conn0->cm_id);
-	if (err)
-		goto disconnect;
-	err = trs_clt_conn_create_qp(conn0, path->max_qd);
-	if (err)
-		goto disconnect;
-	err = trs_clt_post_table_recv(path);
-	if (err)
-		goto disconnect;
-	err = trs_clt_conn_connect(conn0);
+	err = trs_clt_conn_open(conn0);
 	if (err)
 		goto disconnect;
 	err = trs_clt_slots_init(path);
@@ -611,11 +611,9 @@ int trs_clt_path_setup(struct trs_clt_path *path)
 	err = trs_clt_slots_register(path);
 	if (err)
 		goto disconnect;
-	conn0->recv_cqe.done = trs_clt_recv_done;
 	err = trs_clt_conn_post_recvs(conn0, path->queue_depth + TRS_HB_RECVS);
 	if (err)
 		goto disconnect;
-
 	for (i = 1; i < path->nr_conns; i++) {
 		err = trs_clt_conn_open(&path->conns[i]);
 		if (err)
@@ -625,7 +623,7 @@ int trs_clt_path_setup(struct trs_clt_path *path)
 	if (err)
 		goto disconnect;
 	path->up = true;
-	trs_clt_hb_start(path);
+	trs_hb_start(&path->hb);
 	return 0;
 
 disconnect:
@@ -688,7 +686,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 	struct trs_clt_conn *conn0 = &path->conns[0];
 	u32 i;
 
-	trs_clt_hb_stop(path);
+	trs_hb_stop(&path->hb);
 	for (i = 0; i < path->nr_conns; i++)
 		trs_clt_conn_stop(&path->conns[i]);
 	for (i = 0; i < path->nr_conns; i++)

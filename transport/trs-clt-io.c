@@ -290,9 +290,16 @@ void trs_clt_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (unlikely(wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
 		     !(wc->wc_flags & IB_WC_WITH_IMM))) {
-		err = trs_clt_hb_recv(conn, wc);
-		if (err == -EPROTO)
+		if (!trs_hb_recv(&path->hb, conn->idx, wc,
+				 path->notice_on ? TRS_HB_NOTICE : 0))
 			goto proto_err;
+		if (trs_imm_arg(be32_to_cpu(wc->ex.imm_data)) & TRS_HB_NOTICE)
+			queue_work(trs_clt_wq, &path->sess->notice_work);
+		/* a heartbeat is no IO: not in wrs_posted */
+		spin_lock_irqsave(&conn->lock, flags);
+		err = conn->dead ? 0 : trs_post_recvs(conn->cm_id->qp,
+						      &conn->recv_cqe, 1);
+		spin_unlock_irqrestore(&conn->lock, flags);
 		if (err)
 			trs_clt_fail(path, err);
 		return;

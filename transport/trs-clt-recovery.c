@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * RNBD transport client: path states and recovery.
+ * RNBD transport client: recovery of paths, and the session's state.
  *
- * Every state change of a path goes through trs_clt_path_change_state().
- * Every error goes through trs_clt_fail(), which moves a connected path to
+ * Every error of a path goes through trs_clt_fail(), which moves a connected path to
  * RECONNECTING and queues its err_work: tell the user if that was the
  * session's last connected path, tear the path down (its requests complete
  * with -ECONNABORTED, and the user sends them again on another path or
@@ -17,99 +16,18 @@
  * the user once no path has been connected for loss_timeout_sec.  One of
  * the two path works runs at a time: each is queued only by the other or,
  * for err_work, by a connected path, or by sysfs once the other is
- * flushed (trs-clt-mpath.c).
+ * flushed (trs-clt-path.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/random.h>
 #include "trs-clt.h"
 
-/**
- * trs_clt_path_state_name() - a path state as sysfs and the log show it
- * @state: the state
- *
- * Return: its name.
- */
-const char *trs_clt_path_state_name(enum trs_clt_path_state state)
-{
-	static const char *const names[] = {
-		[TRS_CLT_PATH_CONNECTING]	= "connecting",
-		[TRS_CLT_PATH_CONNECTED]	= "connected",
-		[TRS_CLT_PATH_RECONNECTING]	= "reconnecting",
-		[TRS_CLT_PATH_DISCONNECTED]	= "disconnected",
-		[TRS_CLT_PATH_CLOSED]		= "closed",
-	};
-
-	return names[state];
-}
-
-static bool trs_clt_state_allowed(enum trs_clt_path_state old,
-				  enum trs_clt_path_state new)
-{
-	switch (new) {
-	case TRS_CLT_PATH_CONNECTING:
-		return old == TRS_CLT_PATH_RECONNECTING;
-	case TRS_CLT_PATH_CONNECTED:
-		return old == TRS_CLT_PATH_CONNECTING;
-	case TRS_CLT_PATH_RECONNECTING:
-		/* CONNECTING: a failed reconnect attempt */
-		return old == TRS_CLT_PATH_CONNECTED ||
-		       old == TRS_CLT_PATH_CONNECTING ||
-		       old == TRS_CLT_PATH_DISCONNECTED;
-	case TRS_CLT_PATH_DISCONNECTED:
-		return old == TRS_CLT_PATH_RECONNECTING;
-	case TRS_CLT_PATH_CLOSED:
-		return old != TRS_CLT_PATH_CLOSED;
-	}
-	return false;
-}
-
-/**
- * __trs_clt_path_change_state() - move a path to a new state
- * @path: the path; its state_lock held
- * @new: the state wanted
- *
- * Return: true if the path was in a state that may go to @new, and now is
- * in @new.
- */
-bool __trs_clt_path_change_state(struct trs_clt_path *path,
-				 enum trs_clt_path_state new)
-{
-	enum trs_clt_path_state old = path->state;
-
-	lockdep_assert_held(&path->state_lock);
-	if (!trs_clt_state_allowed(old, new))
-		return false;
-	/* an error after the last setup step: the attempt failed */
-	if (new == TRS_CLT_PATH_CONNECTED && path->setup_err)
-		return false;
-	WRITE_ONCE(path->state, new);
-	/* a new attempt: trs_clt_fail() records its first error */
-	if (new == TRS_CLT_PATH_CONNECTING)
-		path->setup_err = 0;
-	pr_debug("%s: path %u %s -> %s\n", path->sess->name, path->id,
-		 trs_clt_path_state_name(old), trs_clt_path_state_name(new));
-	return true;
-}
-
-/**
- * trs_clt_path_change_state() - move a path to a new state
- * @path: the path
- * @new: the state wanted
- *
- * Return: as __trs_clt_path_change_state().  Any context.
- */
-bool trs_clt_path_change_state(struct trs_clt_path *path,
-			       enum trs_clt_path_state new)
-{
-	unsigned long flags;
-	bool ok;
-
-	spin_lock_irqsave(&path->state_lock, flags);
-	ok = __trs_clt_path_change_state(path, new);
-	spin_unlock_irqrestore(&path->state_lock, flags);
-	return ok;
-}
+static unsigned int trs_clt_hb_timeout_sec = 10;
+module_param_named(heartbeat_timeout_sec, trs_clt_hb_timeout_sec, uint, 0644);
+MODULE_PARM_DESC(heartbeat_timeout_sec,
+		 "seconds without a heartbeat from the server before a path reconnects (3..3600, default 10)");
 
 /* Tell the user, unless the session is being closed. */
 static void trs_clt_event(struct trs_clt_sess *sess, enum trs_clt_event ev)
@@ -233,7 +151,7 @@ static unsigned long trs_clt_loss_delay(struct trs_clt_path *path)
 	unsigned long delay = READ_ONCE(path->sess->loss_timeout_sec) * HZ;
 	unsigned long silent;
 
-	if (!path->hb_on)
+	if (!path->hb.on)
 		return delay;
 	silent = jiffies - READ_ONCE(path->hb.rx);
 	return silent < delay ? delay - silent : 0;
@@ -435,4 +353,45 @@ void trs_clt_notice_work(struct work_struct *work)
 	mutex_lock(&sess->event_mutex);
 	trs_clt_event(sess, TRS_CLT_EV_NOTICE);
 	mutex_unlock(&sess->event_mutex);
+}
+
+static int trs_clt_hb_send(struct trs_hb *hb)
+{
+	struct trs_clt_path *path = container_of(hb, struct trs_clt_path, hb);
+	struct trs_clt_conn *conn = &path->conns[0];
+	int err = 0;
+
+	spin_lock_irq(&conn->lock);
+	if (!conn->dead)
+		err = trs_hb_post(hb, conn->cm_id->qp, 0);
+	spin_unlock_irq(&conn->lock);
+	return err;
+}
+
+static void trs_clt_hb_lost(struct trs_hb *hb, unsigned int sec)
+{
+	struct trs_clt_path *path = container_of(hb, struct trs_clt_path, hb);
+
+	if (sec)
+		trs_clt_err(path->sess, "no heartbeat from the server for %u s\n",
+			    sec);
+	trs_clt_fail(path, sec ? -ETIMEDOUT : -ECONNRESET);
+}
+
+static const struct trs_hb_ops trs_clt_hb_ops = {
+	.send	= trs_clt_hb_send,
+	.lost	= trs_clt_hb_lost,
+};
+
+/**
+ * trs_clt_hb_init() - prepare the heartbeat of a new path (trs-hb.c)
+ * @path: the path
+ *
+ * Without heartbeats the timer does not run: an unanswered request is
+ * blk-mq's to time out (trs_clt_timeout()).
+ */
+void trs_clt_hb_init(struct trs_clt_path *path)
+{
+	trs_hb_init(&path->hb, trs_clt_wq, &trs_clt_hb_ops,
+		    &trs_clt_hb_timeout_sec);
 }

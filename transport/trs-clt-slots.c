@@ -14,6 +14,37 @@
 #include <linux/slab.h>
 #include "trs-clt.h"
 
+/* A DMA-mapped buffer of @len bytes, or -ENOMEM; *@dma 0 if unmapped. */
+static void *trs_clt_buf_alloc(struct ib_device *dev, size_t len,
+			       enum dma_data_direction dir, u64 *dma)
+{
+	void *buf = TRS_FI(kzalloc(len, GFP_KERNEL), NULL);
+
+	if (!buf)
+		return NULL;
+	*dma = ib_dma_map_single(dev, buf, len, dir);
+	if (ib_dma_mapping_error(dev, *dma))
+		*dma = 0;
+	return buf;
+}
+
+static void trs_clt_buf_free(struct ib_device *dev, void *buf, size_t len,
+			     enum dma_data_direction dir, u64 dma)
+{
+	if (dma)
+		ib_dma_unmap_single(dev, dma, len, dir);
+	kfree(buf);
+}
+
+/* An MR for @pages pages, or NULL. */
+static struct ib_mr *trs_clt_mr_alloc(struct ib_pd *pd, u32 pages)
+{
+	struct ib_mr *mr = TRS_FI(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, pages),
+				  ERR_PTR(-ENOMEM));
+
+	return IS_ERR(mr) ? NULL : mr;
+}
+
 /**
  * trs_clt_slots_init() - allocate a slot per server chunk
  * @path: path whose queue depth, PD and MR size are known
@@ -36,45 +67,19 @@ int trs_clt_slots_init(struct trs_clt_path *path)
 		slot = &path->slots[i];
 		slot->tag = i;
 		trs_clt_slot_cqes_init(slot);
-		slot->hdr = TRS_FI(kzalloc(TRS_CLT_HDR_LEN, GFP_KERNEL), NULL);
-		if (!slot->hdr)
-			return -ENOMEM;
-		slot->hdr_dma = ib_dma_map_single(dev, slot->hdr,
-						  TRS_CLT_HDR_LEN,
-						  DMA_TO_DEVICE);
-		if (ib_dma_mapping_error(dev, slot->hdr_dma)) {
-			slot->hdr_dma = 0;
-			return -ENOMEM;
-		}
-		slot->mr = TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
-					      TRS_MR_PAGES(path->max_io_size)),
-				  ERR_PTR(-ENOMEM));
-		if (IS_ERR(slot->mr)) {
-			int err = PTR_ERR(slot->mr);
-
-			slot->mr = NULL;
-			return err;
-		}
-		slot->bounce = TRS_FI(kmalloc(TRS_CLT_BOUNCE_SIZE, GFP_KERNEL), NULL);
-		if (!slot->bounce)
-			return -ENOMEM;
-		slot->bounce_dma = ib_dma_map_single(dev, slot->bounce,
-						     TRS_CLT_BOUNCE_SIZE,
-						     DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(dev, slot->bounce_dma)) {
-			slot->bounce_dma = 0;
-			return -ENOMEM;
-		}
+		slot->hdr = trs_clt_buf_alloc(dev, TRS_CLT_HDR_LEN,
+					      DMA_TO_DEVICE, &slot->hdr_dma);
+		slot->bounce = trs_clt_buf_alloc(dev, TRS_CLT_BOUNCE_SIZE,
+						 DMA_FROM_DEVICE,
+						 &slot->bounce_dma);
+		slot->mr = trs_clt_mr_alloc(path->pd,
+					    TRS_MR_PAGES(path->max_io_size));
 		slot->bounce_mr =
-			TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
-					   TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE)),
-			       ERR_PTR(-ENOMEM));
-		if (IS_ERR(slot->bounce_mr)) {
-			int err = PTR_ERR(slot->bounce_mr);
-
-			slot->bounce_mr = NULL;
-			return err;
-		}
+			trs_clt_mr_alloc(path->pd,
+					 TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE));
+		if (!slot->hdr_dma || !slot->bounce_dma || !slot->mr ||
+		    !slot->bounce_mr)
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -174,17 +179,12 @@ void trs_clt_slots_free(struct trs_clt_path *path)
 		slot = &path->slots[i];
 		if (slot->bounce_mr)
 			ib_dereg_mr(slot->bounce_mr);
-		if (slot->bounce_dma)
-			ib_dma_unmap_single(path->ibdev, slot->bounce_dma,
-					    TRS_CLT_BOUNCE_SIZE,
-					    DMA_FROM_DEVICE);
-		kfree(slot->bounce);
 		if (slot->mr)
 			ib_dereg_mr(slot->mr);
-		if (slot->hdr_dma)
-			ib_dma_unmap_single(path->ibdev, slot->hdr_dma,
-					    TRS_CLT_HDR_LEN, DMA_TO_DEVICE);
-		kfree(slot->hdr);
+		trs_clt_buf_free(path->ibdev, slot->bounce, TRS_CLT_BOUNCE_SIZE,
+				 DMA_FROM_DEVICE, slot->bounce_dma);
+		trs_clt_buf_free(path->ibdev, slot->hdr, TRS_CLT_HDR_LEN,
+				 DMA_TO_DEVICE, slot->hdr_dma);
 	}
 	kfree(path->slots);
 	path->slots = NULL;

@@ -2,11 +2,10 @@
 /*
  * RNBD transport client: sessions and the module.
  *
- * trs_clt_open() allocates a session and its first path and sets the path
- * up; trs_clt_close() tears every path down and frees them and the
- * session.  In between, every error of a path enters through
- * trs_clt_fail(), the recovery works (trs-clt-recovery.c) reconnect it,
- * and sysfs adds and removes paths (trs-clt-mpath.c).
+ * trs_clt_open() allocates a session and adds its first path;
+ * trs_clt_close() closes every path and frees them and the session.  In
+ * between, the paths live and recover (trs-clt-path.c,
+ * trs-clt-recovery.c), and sysfs adds and removes some.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,67 +18,6 @@ struct workqueue_struct *trs_clt_wq;
 /* guards trs_clt_sessions */
 static DEFINE_MUTEX(trs_clt_mutex);
 static LIST_HEAD(trs_clt_sessions);
-
-/**
- * trs_clt_fail() - the one error entry of a path
- * @path: path that failed
- * @err: why
- *
- * While trs_clt_path_setup() runs, the setup gives up with @err (the first
- * error wins).  Once connected, the path goes RECONNECTING and its
- * err_work tears it down and reconnects.  Otherwise nothing: recovery or
- * close already own the path.  Any context.
- */
-void trs_clt_fail(struct trs_clt_path *path, int err)
-{
-	unsigned long flags;
-
-	bool lost = false;
-
-	spin_lock_irqsave(&path->state_lock, flags);
-	if (path->state == TRS_CLT_PATH_CONNECTING && !path->setup_err)
-		path->setup_err = err;
-	if (path->state == TRS_CLT_PATH_CONNECTED)
-		lost = __trs_clt_path_change_state(path,
-						   TRS_CLT_PATH_RECONNECTING);
-	spin_unlock_irqrestore(&path->state_lock, flags);
-
-	if (lost) {
-		if (path->id)
-			trs_clt_err(path->sess, "path %u: connection lost: %pe; reconnecting\n",
-				    path->id, ERR_PTR(err));
-		else
-			trs_clt_err(path->sess, "connection lost: %pe; reconnecting\n",
-				    ERR_PTR(err));
-		queue_work(trs_clt_wq, &path->err_work);
-	}
-	wake_up(&path->setup_wq);
-}
-
-/*
- * trs_clt_wc_fail() - a completion on @path failed with @err.  A flush
- * while connecting is not recorded: it only follows whatever moved the QP
- * to the error state, a reject or a disconnect whose CM event reports its
- * own cause, or a failed work request whose completion does, and the first
- * error recorded is the one the setup returns.  A refused connect must
- * not read as -ECONNRESET because a receive posted before it flushed first.
- * The waiter of the chunk table or of the bounce registration sees a flush
- * through its own error field.
- */
-void trs_clt_wc_fail(struct trs_clt_path *path, const struct ib_wc *wc,
-		     int err)
-{
-	if (wc->status == IB_WC_WR_FLUSH_ERR &&
-	    trs_clt_path_state(path) == TRS_CLT_PATH_CONNECTING)
-		return;
-	trs_clt_fail(path, err);
-}
-
-/* The path's state, for checks that need no lock. */
-enum trs_clt_path_state trs_clt_path_state(struct trs_clt_path *path)
-{
-	return READ_ONCE(path->state);
-}
 
 static bool trs_clt_name_ok(const char *name)
 {
@@ -98,63 +36,6 @@ static struct trs_clt_sess *trs_clt_find(const char *name)
 		if (!strcmp(sess->name, name))
 			return sess;
 	return NULL;
-}
-
-/**
- * trs_clt_path_alloc() - a new path of a session, not set up nor linked
- * @sess: its session
- * @addr: its addresses, checked
- *
- * Return: the path, or NULL without memory.
- */
-struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
-					const struct trs_clt_path_addr *addr)
-{
-	struct trs_clt_path *path;
-	u32 i;
-
-	path = TRS_FI(kzalloc(sizeof(*path), GFP_KERNEL), NULL);
-	if (!path)
-		return NULL;
-	path->nr_conns = sess->nr_conns;
-	path->conns = TRS_FI(kcalloc(path->nr_conns, sizeof(*path->conns),
-				     GFP_KERNEL), NULL);
-	path->cpu_migr_to = TRS_FI(alloc_percpu(u32), NULL);
-	if (!path->conns || !path->cpu_migr_to) {
-		free_percpu(path->cpu_migr_to);
-		kfree(path->conns);
-		kfree(path);
-		return NULL;
-	}
-	path->sess = sess;
-	INIT_LIST_HEAD(&path->entry);
-	path->dst = addr->dst;
-	path->src_req = addr->src;
-	/* port 0: the default one */
-	trs_addr_set_port(&path->dst, trs_addr_port(&path->dst));
-	spin_lock_init(&path->state_lock);
-	path->state = TRS_CLT_PATH_CONNECTING;
-	init_waitqueue_head(&path->setup_wq);
-	INIT_WORK(&path->err_work, trs_clt_err_work);
-	INIT_DELAYED_WORK(&path->reconnect_work, trs_clt_reconnect_work);
-	trs_clt_hb_init(path);
-	for (i = 0; i < path->nr_conns; i++) {
-		path->conns[i].path = path;
-		path->conns[i].idx = i;
-		spin_lock_init(&path->conns[i].lock);
-	}
-	return path;
-}
-
-/**
- * trs_clt_path_free() - free a path that is torn down and unlinked
- * @path: from trs_clt_path_alloc()
- */
-void trs_clt_path_free(struct trs_clt_path *path)
-{
-	free_percpu(path->cpu_migr_to);
-	kfree(path->conns);
-	kfree(path);
 }
 
 /* Allocate a session and reserve its name. */
@@ -332,53 +213,11 @@ void trs_clt_query(struct trs_clt_sess *sess, struct trs_clt_attrs *attrs)
 EXPORT_SYMBOL_GPL(trs_clt_query);
 
 /**
- * trs_clt_path_matches() - is @addr the path's?
- * @path: a path
- * @addr: server address and port (port 0: TRS_DEFAULT_PORT), and the
- *	local address or none
- *
- * A local address matches the one the path was opened with or, if it was
- * opened without one, the one its last connect resolved to (what sysfs
- * shows in src_addr).
- *
- * Return: true if it is.  Any context.
- */
-bool trs_clt_path_matches(struct trs_clt_path *path,
-			  const struct trs_clt_path_addr *addr)
-{
-	struct sockaddr_storage dst = addr->dst;
-	unsigned long flags;
-	bool ok;
-
-	if (!trs_addr_pair_ok(&dst, &addr->src))
-		return false;
-	/* port 0: the default one */
-	trs_addr_set_port(&dst, trs_addr_port(&dst));
-	if (!trs_addr_eq(&path->dst, &dst, true))
-		return false;
-	if (addr->src.ss_family == AF_UNSPEC)
-		return true;
-	if (path->src_req.ss_family != AF_UNSPEC)
-		return trs_addr_eq(&path->src_req, &addr->src, false);
-	/* written by a reconnect's address resolution, under the lock */
-	spin_lock_irqsave(&path->state_lock, flags);
-	ok = trs_addr_eq(&path->src, &addr->src, false);
-	spin_unlock_irqrestore(&path->state_lock, flags);
-	return ok;
-}
-
-/**
  * trs_clt_has_path() - is @addr a path of the session?
  * @sess: from trs_clt_open()
- * @addr: server address and port (port 0: TRS_DEFAULT_PORT), and the
- *	local address or none
+ * @addr: as for trs_clt_path_matches()
  *
- * A local address matches the one the path was opened with or, if it was
- * opened without one, the one its last connect resolved to (what sysfs
- * shows in src_addr).
- *
- * Return: true if the session has a path to that server address from that
- * local address.  Process context.
+ * Return: true if one of the session's paths matches @addr.  Any context.
  */
 bool trs_clt_has_path(struct trs_clt_sess *sess,
 		      const struct trs_clt_path_addr *addr)

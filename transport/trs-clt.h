@@ -294,11 +294,8 @@ struct trs_clt_kobj;
  *	trs_clt_close() once the works are cancelled.
  * @err_work: recovery, step 1: tears the path down after an error
  * @reconnect_work: recovery, step 2: sets the path up again
- * @hb: heartbeat timer: sends ours and checks the server's
- * @hb_cqe: completion of our heartbeat
- * @hb_on: the server does heartbeats (TRS_CAP_HEARTBEAT)
+ * @hb: heartbeat: sends ours and checks the server's
  * @notice_on: its heartbeats may carry TRS_HB_NOTICE (TRS_CAP_NOTICE)
- * @hb_busy: our heartbeat is in flight; guarded by conns[0].lock
  * @slot_gen: the server echoes a generation in its replies' slot field
  *	(TRS_CAP_SLOT_GEN)
  * @tag_idx_mask: the bits of a reply's slot field that are the slot index
@@ -357,10 +354,7 @@ struct trs_clt_path {
 	struct work_struct	err_work;
 	struct delayed_work	reconnect_work;
 	struct trs_hb		hb;
-	struct ib_cqe		hb_cqe;
-	bool			hb_on;
 	bool			notice_on;
-	bool			hb_busy;
 	bool			slot_gen;
 	u32			tag_idx_mask;
 
@@ -483,38 +477,45 @@ struct trs_clt_sess {
 
 /* trs-clt.c */
 extern struct workqueue_struct *trs_clt_wq;
+bool trs_clt_sess_any(struct trs_clt_sess *sess,
+		      enum trs_clt_path_state state);
+
+/* trs-clt-path.c */
 void trs_clt_fail(struct trs_clt_path *path, int err);
 void trs_clt_wc_fail(struct trs_clt_path *path, const struct ib_wc *wc,
 		     int err);
 enum trs_clt_path_state trs_clt_path_state(struct trs_clt_path *path);
-bool trs_clt_sess_any(struct trs_clt_sess *sess,
-		      enum trs_clt_path_state state);
-
-/* trs-clt-recovery.c */
-bool trs_clt_sess_change_state(struct trs_clt_sess *sess,
-			       enum trs_clt_sess_state new, bool fresh);
-bool trs_clt_sess_closing(struct trs_clt_sess *sess);
 const char *trs_clt_path_state_name(enum trs_clt_path_state state);
 bool __trs_clt_path_change_state(struct trs_clt_path *path,
 				 enum trs_clt_path_state new);
 bool trs_clt_path_change_state(struct trs_clt_path *path,
 			       enum trs_clt_path_state new);
-bool trs_clt_path_go_live(struct trs_clt_path *path);
+struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
+					const struct trs_clt_path_addr *addr);
+void trs_clt_path_free(struct trs_clt_path *path);
+bool trs_clt_path_matches(struct trs_clt_path *path,
+			  const struct trs_clt_path_addr *addr);
 int trs_clt_path_add(struct trs_clt_sess *sess,
 		     const struct trs_clt_path_addr *addr);
+void trs_clt_path_close(struct trs_clt_path *path);
+int trs_clt_remove_path(struct trs_clt_path *path,
+			struct kobject *kobj, struct kobj_attribute *attr);
+int trs_clt_path_disconnect(struct trs_clt_path *path);
+int trs_clt_path_reconnect(struct trs_clt_path *path);
+
+/* trs-clt-recovery.c */
+bool trs_clt_sess_change_state(struct trs_clt_sess *sess,
+			       enum trs_clt_sess_state new, bool fresh);
+bool trs_clt_sess_closing(struct trs_clt_sess *sess);
+bool trs_clt_path_go_live(struct trs_clt_path *path);
 bool trs_clt_path_park(struct trs_clt_path *path);
+void trs_clt_hb_init(struct trs_clt_path *path);
 void trs_clt_sess_check_down(struct trs_clt_sess *sess,
 			     struct trs_clt_path *path);
 void trs_clt_err_work(struct work_struct *work);
 void trs_clt_reconnect_work(struct work_struct *work);
 void trs_clt_loss_work(struct work_struct *work);
 void trs_clt_notice_work(struct work_struct *work);
-
-/* trs-clt-hb.c */
-void trs_clt_hb_init(struct trs_clt_path *path);
-void trs_clt_hb_start(struct trs_clt_path *path);
-void trs_clt_hb_stop(struct trs_clt_path *path);
-int trs_clt_hb_recv(struct trs_clt_conn *conn, const struct ib_wc *wc);
 
 /* trs-clt-conn.c */
 int trs_clt_path_setup(struct trs_clt_path *path);
@@ -533,18 +534,6 @@ int trs_clt_slots_register(struct trs_clt_path *path);
 /* trs-clt-mpath.c */
 struct trs_clt_path *trs_clt_pick_path(struct trs_clt_sess *sess,
 				       unsigned int conn);
-void trs_clt_path_close(struct trs_clt_path *path);
-int trs_clt_remove_path(struct trs_clt_path *path,
-			struct kobject *kobj, struct kobj_attribute *attr);
-int trs_clt_path_disconnect(struct trs_clt_path *path);
-int trs_clt_path_reconnect(struct trs_clt_path *path);
-
-/* trs-clt.c */
-struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
-					const struct trs_clt_path_addr *addr);
-void trs_clt_path_free(struct trs_clt_path *path);
-bool trs_clt_path_matches(struct trs_clt_path *path,
-			  const struct trs_clt_path_addr *addr);
 
 /* trs-clt-sysfs.c */
 int trs_clt_sysfs_init(void);

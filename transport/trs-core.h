@@ -50,17 +50,16 @@ int trs_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd, void *ctx,
 		  u32 idx, const struct trs_qp_attr *attr, struct ib_cq **cq);
 void trs_qp_destroy(struct rdma_cm_id *cm_id, struct ib_cq *cq);
 int trs_post_recvs(struct ib_qp *qp, struct ib_cqe *cqe, u32 n);
-int trs_post_hb(struct ib_qp *qp, struct ib_cqe *cqe, u32 arg);
-bool trs_is_hb(const struct ib_wc *wc, u32 args);
 
 struct trs_hb;
 
 /**
  * struct trs_hb_ops - a side's part of the heartbeat (trs-hb.c)
- * @send: post a heartbeat on connection 0, unless one is in flight or
- *	the connection is going; 0 or the post's error.  Process context.
- * @lost: no heartbeat for @sec seconds, or (@sec 0) @send failed: end
- *	the session.  The timer is stopped.  Process context.
+ * @send: trs_hb_post() on connection 0 under the lock of its posts, unless
+ *	the connection is going; its result, or 0.  Process context.
+ * @lost: no heartbeat for @sec seconds, or (@sec 0) ours could not be
+ *	sent: end the path.  The timer is stopped.  Process or softirq
+ *	context.
  */
 struct trs_hb_ops {
 	int	(*send)(struct trs_hb *hb);
@@ -68,12 +67,17 @@ struct trs_hb_ops {
 };
 
 /**
- * struct trs_hb - heartbeat timer of a session
- * @work: runs every TRS_HB_INTERVAL_MS while the session is up
+ * struct trs_hb - heartbeat of a path
+ * @work: timer, every TRS_HB_INTERVAL_MS while the path is up
  * @wq: workqueue of @work
  * @ops: the side's callbacks
  * @timeout_sec: the side's timeout parameter
  * @rx: jiffies when the peer's last heartbeat arrived
+ * @cqe: completion of our heartbeat
+ * @on: the peer does heartbeats (TRS_CAP_HEARTBEAT); set by the side
+ *	before trs_hb_start()
+ * @busy: our heartbeat is in flight: set by the timer before its post,
+ *	cleared by its completion, one of each at a time (no lock)
  */
 struct trs_hb {
 	struct delayed_work		work;
@@ -81,13 +85,17 @@ struct trs_hb {
 	const struct trs_hb_ops		*ops;
 	const unsigned int		*timeout_sec;
 	unsigned long			rx;
+	struct ib_cqe			cqe;
+	bool				on;
+	bool				busy;
 };
 
 void trs_hb_init(struct trs_hb *hb, struct workqueue_struct *wq,
 		 const struct trs_hb_ops *ops, const unsigned int *timeout_sec);
 void trs_hb_start(struct trs_hb *hb);
 void trs_hb_stop(struct trs_hb *hb);
-void trs_hb_received(struct trs_hb *hb);
+int trs_hb_post(struct trs_hb *hb, struct ib_qp *qp, u32 arg);
+bool trs_hb_recv(struct trs_hb *hb, u32 idx, const struct ib_wc *wc, u32 args);
 
 /*
  * A request or reply from the peer: as good a sign of life as a heartbeat.

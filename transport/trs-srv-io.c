@@ -429,7 +429,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (unlikely(wc->opcode != IB_WC_RECV_RDMA_WITH_IMM ||
 		     !(wc->wc_flags & IB_WC_WITH_IMM))) {
-		if (trs_srv_hb_recv(conn, wc))
+		if (trs_hb_recv(&path->hb, conn->idx, wc, 0))
 			return;
 		goto violation;
 	}

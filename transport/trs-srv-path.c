@@ -17,11 +17,17 @@
 
 #include <linux/bitmap.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_cm.h>
 #include "trs-srv.h"
 
 #define TRS_SRV_SETUP_TIMEOUT	(30 * HZ)
+
+static unsigned int trs_srv_hb_timeout_sec = 10;
+module_param_named(heartbeat_timeout_sec, trs_srv_hb_timeout_sec, uint, 0644);
+MODULE_PARM_DESC(heartbeat_timeout_sec,
+		 "seconds without a heartbeat from a client before its path is closed (3..3600, default 10)");
 
 /**
  * trs_srv_path_fail() - close a path
@@ -255,7 +261,7 @@ static void trs_srv_open_work(struct work_struct *work)
 		trs_srv_path_fail(path, "chunk table not sent");
 		return;
 	}
-	trs_srv_hb_start(path);
+	trs_hb_start(&path->hb);
 	trs_srv_sysfs_path_add(path);
 	trs_srv_info(path, "open: %u connections, queue depth %u, %u bytes per chunk\n",
 		     path->conn_cnt, path->queue_depth, path->chunk_size);
@@ -316,7 +322,7 @@ static void trs_srv_close_work(struct work_struct *work)
 	mutex_unlock(&trs_srv_mutex);
 	cancel_delayed_work_sync(&path->setup_work);
 	flush_work(&path->open_work);
-	trs_srv_hb_stop(path);
+	trs_hb_stop(&path->hb);
 
 	for (i = 0; i < path->conn_cnt; i++) {
 		conn = path->conns[i];
@@ -357,6 +363,44 @@ static void trs_srv_close_work(struct work_struct *work)
 	trs_srv_info(path, "closed\n");
 	percpu_ref_put(&path->inflight);
 }
+
+/*
+ * Heartbeats (trs-hb.c): with the last path of a session, a client that
+ * vanished (crashed, powered off, cut off) loses its session, its chunks
+ * and what it had open, instead of keeping them for ever.
+ */
+static int trs_srv_hb_send(struct trs_hb *hb)
+{
+	struct trs_srv_path *path = container_of(hb, struct trs_srv_path, hb);
+	struct trs_srv_conn *conn = path->conns[0];
+	bool notice = xchg(&path->notice, false);
+	int err = 0;
+
+	spin_lock_irq(&conn->lock);
+	if (!conn->dead)
+		err = trs_hb_post(hb, conn->cm_id->qp,
+				  notice ? TRS_HB_NOTICE : 0);
+	spin_unlock_irq(&conn->lock);
+	/* not sent now (one in flight, or an error): with the next one */
+	if (err && notice)
+		WRITE_ONCE(path->notice, true);
+	return err;
+}
+
+static void trs_srv_hb_lost(struct trs_hb *hb, unsigned int sec)
+{
+	struct trs_srv_path *path = container_of(hb, struct trs_srv_path, hb);
+
+	if (sec)
+		trs_srv_err(path, "no heartbeat from the client for %u s\n",
+			    sec);
+	trs_srv_path_fail(path, sec ? "client lost" : "heartbeat not sent");
+}
+
+static const struct trs_hb_ops trs_srv_hb_ops = {
+	.send	= trs_srv_hb_send,
+	.lost	= trs_srv_hb_lost,
+};
 
 /**
  * trs_srv_path_alloc() - a new path of a session, not linked yet
@@ -415,7 +459,9 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 			     TRS_IMM_MASK(TRS_SLOT_IDX_BITS) :
 			     TRS_IMM_MASK(TRS_IMM_SLOT_BITS);
 	path->table_cqe.done = trs_srv_table_done;
-	trs_srv_hb_init(path);
+	trs_hb_init(&path->hb, trs_srv_wq, &trs_srv_hb_ops,
+		    &trs_srv_hb_timeout_sec);
+	path->hb.on = rsp->caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
 	return path;
 
 free_conns:

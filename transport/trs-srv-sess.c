@@ -103,7 +103,7 @@ bool trs_srv_sess_notify(struct trs_srv_sess *sess)
 
 	spin_lock_irqsave(&sess->lock, flags);
 	list_for_each_entry(path, &sess->paths, sess_entry) {
-		if (path->hb_on && path->rsp.caps & cpu_to_le32(TRS_CAP_NOTICE) &&
+		if (path->hb.on && path->rsp.caps & cpu_to_le32(TRS_CAP_NOTICE) &&
 		    READ_ONCE(path->state) == TRS_SRV_OPEN) {
 			WRITE_ONCE(path->notice, true);
 			sent = true;
@@ -134,7 +134,7 @@ static int trs_srv_admit_sess(const struct sockaddr_storage *peer)
 		return -EUSERS;
 	}
 	list_for_each_entry(sess, &trs_srv_sessions, entry)
-		if (!memcmp(&sess->peer, peer, sizeof(*peer)))
+		if (trs_addr_eq(&sess->peer, peer, false))
 			nr++;
 	if (max_peer && nr >= max_peer) {
 		pr_info_ratelimited("session from %s refused: it holds max_sessions_per_peer (%u) sessions\n",
@@ -184,7 +184,7 @@ static int trs_srv_admit_conns(struct trs_srv_path *path,
 	path->peer = *peer;
 	spin_lock(&trs_srv_conn_lock);
 	list_for_each_entry(held, &trs_srv_conn_paths, conn_entry)
-		if (!memcmp(&held->peer, peer, sizeof(*peer)))
+		if (trs_addr_eq(&held->peer, peer, false))
 			nr += held->conn_cnt;
 	if (max_peer && nr + cnt > max_peer) {
 		err = -EMFILE;
@@ -281,27 +281,6 @@ static struct trs_srv_sess *trs_srv_find(const u8 *uuid)
 		if (!memcmp(&sess->uuid, uuid, sizeof(sess->uuid)))
 			return sess;
 	return NULL;
-}
-
-/* The client's address without its port: what identifies a peer. */
-static void trs_srv_peer(struct rdma_cm_id *cm_id,
-			 struct sockaddr_storage *peer)
-{
-	const struct sockaddr *dst =
-		(const struct sockaddr *)&cm_id->route.addr.dst_addr;
-	const struct sockaddr_in6 *dst6 = (const struct sockaddr_in6 *)dst;
-	const struct sockaddr_in *dst4 = (const struct sockaddr_in *)dst;
-	struct sockaddr_in6 *peer6 = (struct sockaddr_in6 *)peer;
-	struct sockaddr_in *peer4 = (struct sockaddr_in *)peer;
-
-	memset(peer, 0, sizeof(*peer));
-	peer->ss_family = dst->sa_family;
-	if (dst->sa_family == AF_INET) {
-		peer4->sin_addr = dst4->sin_addr;
-	} else if (dst->sa_family == AF_INET6) {
-		peer6->sin6_addr = dst6->sin6_addr;
-		peer6->sin6_scope_id = dst6->sin6_scope_id;
-	}
 }
 
 /* A new session on the session list; trs_srv_mutex held. */
@@ -543,7 +522,8 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	if (!qd)
 		return ERR_PTR(-EOPNOTSUPP);
 	bytes = (u64)qd * chunk_size;
-	trs_srv_peer(cm_id, &peer);
+	/* a peer is the client's address; its port is not compared */
+	peer = cm_id->route.addr.dst_addr;
 
 	mutex_lock(&trs_srv_mutex);
 	sess = trs_srv_find(req->sess_uuid);

@@ -192,8 +192,8 @@ enum trs_srv_state {
  * @dst: the client's address of connection 0
  * @chunk_bytes: chunk memory the path was admitted with, in
  *	trs_srv_chunk_bytes until it is freed
- * @peer: the client's address of connection 0, port cleared: what
- *	max_conns_per_peer counts
+ * @peer: the client's address of connection 0, by which
+ *	max_conns_per_peer counts (ports are not compared)
  * @conn_entry: on the list of paths whose @conn_cnt connections are
  *	counted (max_conns, max_conns_per_peer), from the admission of
  *	connection 0 until the close work destroyed the connections (or the
@@ -213,14 +213,11 @@ enum trs_srv_state {
  * @setup_done: the connect of connection 0 is done with the path: set up
  *	(or failed) and its connection accepted (or not); completed once, by
  *	that connect.  The close work waits for it first.
- * @hb: heartbeat timer: sends ours and checks the client's
- * @hb_cqe: completion of our heartbeat
- * @hb_on: the client does heartbeats (TRS_CAP_HEARTBEAT)
+ * @hb: heartbeat: sends ours and checks the client's
  * @notice: the next heartbeat carries TRS_HB_NOTICE; set by
  *	trs_srv_sess_notify(), cleared by the heartbeat's post
  * @tag_idx_mask: the bits of a request's slot field that are the slot index:
  *	all of them, or the index bits only with TRS_CAP_SLOT_GEN
- * @hb_busy: our heartbeat is in flight; guarded by conns[0]->lock
  * @ibdev: RDMA device of every connection, that of connection 0's CM id;
  *	set before the path is linked
  * @hca_port: its port (of connection 0)
@@ -263,10 +260,7 @@ struct trs_srv_path {
 	struct delayed_work	setup_work;
 	struct completion	setup_done;
 	struct trs_hb		hb;
-	struct ib_cqe		hb_cqe;
-	bool			hb_on;
 	bool			notice;
-	bool			hb_busy;
 	u32			tag_idx_mask;
 
 	struct ib_device	*ibdev;
@@ -293,8 +287,8 @@ struct trs_srv_path {
  * @key: the secret every connect of the session shows, sent in its accepts
  * @name: printable name: the first path's client address and the start
  *	of @uuid; also the sysfs directory
- * @peer: the first path's client address, port cleared: what
- *	max_sessions_per_peer counts
+ * @peer: the first path's client address, by which
+ *	max_sessions_per_peer counts (ports are not compared)
  * @multipath: the client offered TRS_CAP_MULTIPATH: a path that connects
  *	again replaces its old self and the session stays
  * @ref: one for the session list, one per path not freed
@@ -388,12 +382,6 @@ void trs_srv_sysfs_sess_add(struct trs_srv_sess *sess);
 void trs_srv_sysfs_sess_del(struct trs_srv_sess *sess);
 void trs_srv_sysfs_path_add(struct trs_srv_path *path);
 void trs_srv_sysfs_path_del(struct trs_srv_path *path);
-
-/* trs-srv-hb.c */
-void trs_srv_hb_init(struct trs_srv_path *path);
-void trs_srv_hb_start(struct trs_srv_path *path);
-void trs_srv_hb_stop(struct trs_srv_path *path);
-bool trs_srv_hb_recv(struct trs_srv_conn *conn, const struct ib_wc *wc);
 
 /* trs-srv-io.c */
 void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc);
