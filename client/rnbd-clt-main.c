@@ -31,8 +31,8 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
 /**
  * struct rnbd_clt_admin - one OPEN, CLOSE or INFO exchange
  * @done: completed by the request, which touches nothing of this after:
- *	the caller, who always waits for it, frees it
- * @timed_out: the request timed out (rnbd_clt_admin_timeout())
+ *	the caller, who always waits for it, frees it.  The timeout handler,
+ *	which may run while the request completes, touches only the request.
  * @status: 0 or the errno of the transport or the server
  * @msg: the message
  * @msg_len: its length
@@ -42,7 +42,6 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
  */
 struct rnbd_clt_admin {
 	struct completion	done;
-	bool			timed_out;
 	int			status;
 	union {
 		struct rnbd_msg_open	open;
@@ -75,7 +74,7 @@ static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
 	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
 	struct rnbd_clt_admin *adm = rq->end_io_data;
 
-	if (READ_ONCE(adm->timed_out))
+	if (READ_ONCE(iu->timed_out))
 		adm->status = -ETIMEDOUT;
 	else
 		adm->status = iu->status ?: blk_status_to_errno(sts);
@@ -85,9 +84,9 @@ static enum rq_end_io_ret rnbd_clt_admin_end_io(struct request *rq,
 
 RNBD_RQ_END_IO_DEFINE(rnbd_clt_admin_end_io);
 
-static const char *rnbd_clt_admin_name(const struct rnbd_clt_admin *adm)
+static const char *rnbd_clt_admin_name(const struct rnbd_clt_iu *iu)
 {
-	switch (le16_to_cpu(adm->msg.open.hdr.type)) {
+	switch (le16_to_cpu(iu->msg.hdr.type)) {
 	case RNBD_MSG_OPEN:
 		return "OPEN";
 	case RNBD_MSG_INFO:
@@ -105,17 +104,22 @@ static const char *rnbd_clt_admin_name(const struct rnbd_clt_admin *adm)
  * Unlike a disk request, which takes its own path down, an admin request
  * unanswered reconnects the whole session: the server then forgets what
  * it did for it, so a late OPEN leaves nothing open.  The transport hands
- * the request back, which fails with -ETIMEDOUT.
+ * the request back, which fails with -ETIMEDOUT.  The answer may come
+ * while this runs, and its waiter free the exchange (rq->end_io_data):
+ * only the request is touched here (TRS_FI_DELAY() widens that window
+ * for the admin-timeout-race case).
  */
 void rnbd_clt_admin_timeout(struct rnbd_clt_sess *sess, struct request *rq)
 {
-	struct rnbd_clt_admin *adm = rq->end_io_data;
+	struct rnbd_clt_iu *iu = blk_mq_rq_to_pdu(rq);
+
+	TRS_FI_DELAY();
 
 	if (!trs_clt_connected(sess->trs))
 		return;
 	pr_warn("session %s: no answer to %s for %u s; reconnecting\n",
-		sess->name, rnbd_clt_admin_name(adm), rq->timeout / HZ);
-	WRITE_ONCE(adm->timed_out, true);
+		sess->name, rnbd_clt_admin_name(iu), rq->timeout / HZ);
+	WRITE_ONCE(iu->timed_out, true);
 	trs_clt_recover(sess->trs, -ETIMEDOUT);
 }
 
@@ -137,6 +141,9 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 
 	iu = blk_mq_rq_to_pdu(rq);
 	iu->status = 0;
+	iu->timed_out = false;
+	/* the timeout handler's, which must not touch @adm */
+	iu->msg.hdr.type = adm->msg.open.hdr.type;
 	iu->trs = (struct trs_clt_io) {
 		.dir = DMA_NONE,
 		.usr_hdr = &adm->msg,

@@ -185,8 +185,10 @@ struct rnbd_clt_dev {
 /**
  * struct rnbd_clt_iu - blk-mq request payload (pdu)
  * @trs: the transport request; its slot is the blk-mq tag
- * @msg: IO message header (admin requests point @trs at their own)
+ * @msg: IO message header (admin requests point @trs at their own, and
+ *	keep their type here for the timeout handler)
  * @status: errno reported by the transport
+ * @timed_out: admin requests: blk-mq timed it out
  * @sgt: data mapping of READ and WRITE requests
  * @first_sgl: inline part of @sgt
  */
@@ -194,6 +196,7 @@ struct rnbd_clt_iu {
 	struct trs_clt_io	trs;
 	struct rnbd_msg_io	msg;
 	int			status;
+	bool			timed_out;
 	struct sg_table		sgt;
 	struct scatterlist	first_sgl[];
 };

@@ -14,7 +14,7 @@
 #include <linux/slab.h>
 #include "trs-clt.h"
 
-/* A DMA-mapped buffer of @len bytes, or -ENOMEM; *@dma 0 if unmapped. */
+/* A DMA-mapped buffer of @len bytes, or NULL; *@dma 0 if unmapped. */
 static void *trs_clt_buf_alloc(struct ib_device *dev, size_t len,
 			       enum dma_data_direction dir, u64 *dma)
 {
@@ -36,13 +36,16 @@ static void trs_clt_buf_free(struct ib_device *dev, void *buf, size_t len,
 	kfree(buf);
 }
 
-/* An MR for @pages pages, or NULL. */
-static struct ib_mr *trs_clt_mr_alloc(struct ib_pd *pd, u32 pages)
+/* An MR for @pages pages, or NULL and the error in *@err if none yet. */
+static struct ib_mr *trs_clt_mr_alloc(struct ib_pd *pd, u32 pages, int *err)
 {
 	struct ib_mr *mr = TRS_FI(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, pages),
 				  ERR_PTR(-ENOMEM));
 
-	return IS_ERR(mr) ? NULL : mr;
+	if (!IS_ERR(mr))
+		return mr;
+	*err = *err ?: PTR_ERR(mr);
+	return NULL;
 }
 
 /**
@@ -57,6 +60,7 @@ int trs_clt_slots_init(struct trs_clt_path *path)
 {
 	struct ib_device *dev = path->ibdev;
 	struct trs_clt_slot *slot;
+	int err = 0;
 	u32 i;
 
 	path->slots = TRS_FI(kcalloc(path->queue_depth, sizeof(*path->slots),
@@ -73,13 +77,15 @@ int trs_clt_slots_init(struct trs_clt_path *path)
 						 DMA_FROM_DEVICE,
 						 &slot->bounce_dma);
 		slot->mr = trs_clt_mr_alloc(path->pd,
-					    TRS_MR_PAGES(path->max_io_size));
+					    TRS_MR_PAGES(path->max_io_size),
+					    &err);
 		slot->bounce_mr =
 			trs_clt_mr_alloc(path->pd,
-					 TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE));
-		if (!slot->hdr_dma || !slot->bounce_dma || !slot->mr ||
-		    !slot->bounce_mr)
-			return -ENOMEM;
+					 TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE), &err);
+		if (!err && (!slot->hdr_dma || !slot->bounce_dma))
+			err = -ENOMEM;
+		if (err)
+			return err;
 	}
 	return 0;
 }

@@ -45,10 +45,14 @@ static void trs_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_hb *hb = container_of(wc->wr_cqe, struct trs_hb, cqe);
 
-	if (trs_wc_failed(wc, "heartbeat"))
-		hb->ops->lost(hb, 0);
-	else
+	/*
+	 * A flush follows whatever moved the QP to the error state, which
+	 * reports its own cause; trs_hb_start() clears @busy again.
+	 */
+	if (!trs_wc_failed(wc, "heartbeat"))
 		WRITE_ONCE(hb->busy, false);
+	else if (wc->status != IB_WC_WR_FLUSH_ERR)
+		hb->ops->lost(hb, 0);
 }
 
 /**

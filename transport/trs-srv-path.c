@@ -373,17 +373,17 @@ static int trs_srv_hb_send(struct trs_hb *hb)
 {
 	struct trs_srv_path *path = container_of(hb, struct trs_srv_path, hb);
 	struct trs_srv_conn *conn = path->conns[0];
-	bool notice = xchg(&path->notice, false);
-	int err = 0;
+	unsigned long notice = xchg(&path->notice, 0);
+	int err = 1;
 
 	spin_lock_irq(&conn->lock);
 	if (!conn->dead)
 		err = trs_hb_post(hb, conn->cm_id->qp,
 				  notice ? TRS_HB_NOTICE : 0);
 	spin_unlock_irq(&conn->lock);
-	/* not sent now (one in flight, or an error): with the next one */
+	/* not sent now (one in flight, going, or an error): with the next */
 	if (err && notice)
-		WRITE_ONCE(path->notice, true);
+		WRITE_ONCE(path->notice, 1);
 	return err;
 }
 

@@ -105,7 +105,7 @@ bool trs_srv_sess_notify(struct trs_srv_sess *sess)
 	list_for_each_entry(path, &sess->paths, sess_entry) {
 		if (path->hb.on && path->rsp.caps & cpu_to_le32(TRS_CAP_NOTICE) &&
 		    READ_ONCE(path->state) == TRS_SRV_OPEN) {
-			WRITE_ONCE(path->notice, true);
+			WRITE_ONCE(path->notice, 1);
 			sent = true;
 		}
 	}
@@ -524,6 +524,8 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	bytes = (u64)qd * chunk_size;
 	/* a peer is the client's address; its port is not compared */
 	peer = cm_id->route.addr.dst_addr;
+	if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6)
+		return ERR_PTR(-EAFNOSUPPORT);
 
 	mutex_lock(&trs_srv_mutex);
 	sess = trs_srv_find(req->sess_uuid);

@@ -260,7 +260,7 @@ struct trs_srv_path {
 	struct delayed_work	setup_work;
 	struct completion	setup_done;
 	struct trs_hb		hb;
-	bool			notice;
+	unsigned long		notice;
 	u32			tag_idx_mask;
 
 	struct ib_device	*ibdev;

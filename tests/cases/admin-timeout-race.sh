@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# desc: the answer to an OPEN arrives while blk-mq's timeout handler of
+#       that OPEN runs: the handler must touch only the request, not the
+#       exchange its waiter frees when the answer completes it.  The OPEN's
+#       path lookup hangs in a FUSE mount; once the 30 s request timeout
+#       fired, the handler sleeps 3 s (fail_function on trs_should_delay()),
+#       and the mount is aborted in those 3 s: the lookup fails, the server
+#       answers, the map fails with the lookup's error (not ETIMEDOUT), and
+#       the handler then logs, having read freed memory before the fix
+#       (KASAN: use-after-free in rnbd_clt_admin_timeout).
+# kernel: debug
+# boot: shared
+# timeout: 300
+S=${RNBD_TIMEOUT_SCALE:-1}
+FF=/sys/kernel/debug/fail_function
+FN=trs_should_delay
+[ -d "$FF" ] || die "no fail_function in this kernel (KERNEL=debug)"
+kmsg "admin-timeout-race: start"
+rnbd_setup
+modprobe fuse || die "modprobe fuse"
+mkdir -p /run/rnbd-hang
+python3 "$REPO/tests/lib/fuse-hang.py" /run/rnbd-hang >/tmp/fuse-hang.out 2>&1 &
+fpid=$!
+i=0
+until grep -q ' /run/rnbd-hang fuse' /proc/mounts; do
+	i=$((i + 1))
+	[ $i -lt 100 ] || die "no FUSE mount: $(cat /tmp/fuse-hang.out)"
+	kill -0 $fpid 2>/dev/null || die "fuse-hang.py: $(cat /tmp/fuse-hang.out)"
+	sleep 0.1
+done
+disarm() {
+	if grep -q "^$FN\\b" "$FF/inject" 2>/dev/null; then
+		echo 0 >"$FF/probability"
+		echo "!$FN" >"$FF/inject"
+	fi
+}
+trap 'disarm; kill $fpid 2>/dev/null; wait $fpid 2>/dev/null; umount -l /run/rnbd-hang 2>/dev/null' EXIT
+
+kmsg "admin-timeout-race: map below the hung mount"
+sysfs_write "$MAP_CTL" \
+	"sessname=ar path=ip:$RXE_ADDR device_path=/run/rnbd-hang/disk" \
+	>/tmp/race-map.out &
+mpid=$!
+# the OPEN goes out as soon as the session is up
+i=0
+until klog | grep -q "ar: connected to"; do
+	i=$((i + 1)); [ $i -lt $((300 * S)) ] || die "session ar did not connect"; sleep 0.1
+done
+t_open=$(cut -d. -f1 /proc/uptime)
+# the delay, armed only now, would slow the session's connect too; the
+# admin timeout is 30 s whatever the timeout scale
+sleep 25
+kill -0 $mpid 2>/dev/null || die "the map ended early: $(cat /tmp/race-map.out)"
+echo "$FN" >"$FF/inject"
+echo 1 >"$FF/$FN/retval"
+echo 0 >"$FF/space"
+echo 1 >"$FF/interval"
+echo -1 >"$FF/times"
+echo 0 >"$FF/verbose"
+echo 100 >"$FF/probability"
+# blk-mq fires the timeout between 30 and 31 s after the OPEN; the
+# handler then sleeps 3 s: the answer comes in the middle of that
+until [ $(($(cut -d. -f1 /proc/uptime) - t_open)) -ge 32 ]; do
+	sleep 0.1
+done
+kmsg "admin-timeout-race: abort the mount"
+kill $fpid
+wait $fpid
+umount -l /run/rnbd-hang || die "umount"
+wait $mpid
+r=$(cat /tmp/race-map.out)
+log "the map failed with $r"
+i=0
+until klog | grep -q "session ar: no answer to OPEN for 30 s; reconnecting"; do
+	i=$((i + 1)); [ $i -lt $((100 * S)) ] || die "the timeout handler did not run"; sleep 0.1
+done
+disarm
+trap - EXIT
+# the answer, not the timeout, ended the OPEN: it came while the handler slept
+case "$r" in
+""|OK*|ETIMEDOUT*|ECONNABORTED*) die "the answer did not come within the handler: map said '$r'" ;;
+esac
+klog | grep -q "opening /run/rnbd-hang/disk failed" ||
+	die "the server's OPEN did not end"
+i=0
+until [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ]; do
+	i=$((i + 1)); [ $i -lt $((300 * S)) ] || die "client session ar left"; sleep 0.1
+done
+unload_rnbd
+true
