@@ -12,29 +12,11 @@
 # boot: shared
 # timeout: 300
 S=${RNBD_TIMEOUT_SCALE:-1}
-FF=/sys/kernel/debug/fail_function
-FN=trs_should_delay
-[ -d "$FF" ] || die "no fail_function in this kernel (KERNEL=debug)"
+[ -d "$FI_FF" ] || die "no fail_function in this kernel (KERNEL=debug)"
 kmsg "admin-timeout-race: start"
 rnbd_setup
-modprobe fuse || die "modprobe fuse"
-mkdir -p /run/rnbd-hang
-python3 "$REPO/tests/lib/fuse-hang.py" /run/rnbd-hang >/tmp/fuse-hang.out 2>&1 &
-fpid=$!
-i=0
-until grep -q ' /run/rnbd-hang fuse' /proc/mounts; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || die "no FUSE mount: $(cat /tmp/fuse-hang.out)"
-	kill -0 $fpid 2>/dev/null || die "fuse-hang.py: $(cat /tmp/fuse-hang.out)"
-	sleep 0.1
-done
-disarm() {
-	if grep -q "^$FN\\b" "$FF/inject" 2>/dev/null; then
-		echo 0 >"$FF/probability"
-		echo "!$FN" >"$FF/inject"
-	fi
-}
-trap 'disarm; kill $fpid 2>/dev/null; wait $fpid 2>/dev/null; umount -l /run/rnbd-hang 2>/dev/null' EXIT
+fuse_hang /run/rnbd-hang
+trap 'fi_delay_disarm; kill $FUSE_PID 2>/dev/null; wait $FUSE_PID 2>/dev/null; umount -l /run/rnbd-hang 2>/dev/null' EXIT
 
 kmsg "admin-timeout-race: map below the hung mount"
 sysfs_write "$MAP_CTL" \
@@ -51,21 +33,15 @@ t_open=$(cut -d. -f1 /proc/uptime)
 # admin timeout is 30 s whatever the timeout scale
 sleep 25
 kill -0 $mpid 2>/dev/null || die "the map ended early: $(cat /tmp/race-map.out)"
-echo "$FN" >"$FF/inject"
-echo 1 >"$FF/$FN/retval"
-echo 0 >"$FF/space"
-echo 1 >"$FF/interval"
-echo -1 >"$FF/times"
-echo 0 >"$FF/verbose"
-echo 100 >"$FF/probability"
+fi_delay_arm
 # blk-mq fires the timeout between 30 and 31 s after the OPEN; the
 # handler then sleeps 3 s: the answer comes in the middle of that
 until [ $(($(cut -d. -f1 /proc/uptime) - t_open)) -ge 32 ]; do
 	sleep 0.1
 done
 kmsg "admin-timeout-race: abort the mount"
-kill $fpid
-wait $fpid
+kill $FUSE_PID
+wait $FUSE_PID
 umount -l /run/rnbd-hang || die "umount"
 wait $mpid
 r=$(cat /tmp/race-map.out)
@@ -74,7 +50,7 @@ i=0
 until klog | grep -q "session ar: no answer to OPEN for 30 s; reconnecting"; do
 	i=$((i + 1)); [ $i -lt $((100 * S)) ] || die "the timeout handler did not run"; sleep 0.1
 done
-disarm
+fi_delay_disarm
 trap - EXIT
 # the answer, not the timeout, ended the OPEN: it came while the handler slept
 case "$r" in
@@ -82,9 +58,6 @@ case "$r" in
 esac
 klog | grep -q "opening /run/rnbd-hang/disk failed" ||
 	die "the server's OPEN did not end"
-i=0
-until [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ]; do
-	i=$((i + 1)); [ $i -lt $((300 * S)) ] || die "client session ar left"; sleep 0.1
-done
+client_sessions_gone 30
 unload_rnbd
 true

@@ -11,20 +11,11 @@
 S=${RNBD_TIMEOUT_SCALE:-1}
 kmsg "server-hung-lookup: start"
 rnbd_setup
-modprobe fuse || die "modprobe fuse"
 nbA=$(nullb_create nullb1 64)
 nbB=$(nullb_create nullb2 16)
-mkdir -p /run/rnbd-hang
-python3 "$REPO/tests/lib/fuse-hang.py" /run/rnbd-hang >/tmp/fuse-hang.out 2>&1 &
-fpid=$!
 # never look below the mount point from here: that would hang too
-i=0
-until grep -q ' /run/rnbd-hang fuse' /proc/mounts; do
-	i=$((i + 1))
-	[ $i -lt 100 ] || die "no FUSE mount: $(cat /tmp/fuse-hang.out)"
-	kill -0 $fpid 2>/dev/null || die "fuse-hang.py: $(cat /tmp/fuse-hang.out)"
-	sleep 0.1
-done
+fuse_hang /run/rnbd-hang
+fpid=$FUSE_PID
 # on any exit the hung lookup ends, so the cleanup after the case can unload
 trap 'kill $fpid 2>/dev/null; wait $fpid 2>/dev/null; umount -l /run/rnbd-hang 2>/dev/null' EXIT
 
@@ -95,10 +86,7 @@ until klog | grep -q "opening /run/rnbd-hang/disk failed"; do
 done
 unmap_dev "$devA"
 unmap_dev "$devB"
-i=0
-until [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ]; do
-	i=$((i + 1)); [ $i -lt $((100 * S)) ] || die "client sessions left"; sleep 0.1
-done
+client_sessions_gone 10
 unload_rnbd
 klog | grep -E "BUG|WARNING|hung_task" && die "kernel complaint"
 true

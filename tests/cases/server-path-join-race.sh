@@ -18,31 +18,20 @@ tool=$REPO/tests/hostile/rnbd-hostile
 [ -x "$tool" ] || die "$tool not built (make -C tests/hostile)"
 out=${CASE_RESULTS:-/job/results}/server-path-join-race-tool.log
 P=/sys/module/rnbd_server/parameters
-FF=/sys/kernel/debug/fail_function
-FN=trs_should_delay
 old_idle=$(cat $P/idle_session_sec)
 
 cleanup_race() {
 	echo "$old_idle" >$P/idle_session_sec
-	if [ -d "$FF" ] && grep -q "^$FN\\b" "$FF/inject"; then
-		echo 0 >"$FF/probability"
-		echo "!$FN" >"$FF/inject"
-	fi
+	fi_delay_disarm
 }
 trap cleanup_race EXIT
 
 base_res=$(rdma_res_counts)
 delayed=0
-if [ -d "$FF" ]; then
+if [ -d "$FI_FF" ]; then
 	# every path setup sleeps TRS_FI_DELAY_MS (3 s): a 1 s idle timer
 	# fires in the first join's
-	echo "$FN" >"$FF/inject"
-	echo 1 >"$FF/$FN/retval"
-	echo 0 >"$FF/space"
-	echo 1 >"$FF/interval"
-	echo -1 >"$FF/times"
-	echo 0 >"$FF/verbose"
-	echo 100 >"$FF/probability"
+	fi_delay_arm
 	delayed=1
 	sessions=3
 	timeout=15000

@@ -5,7 +5,9 @@
 # and unloaded (ko_insert, load_rnbd*, unload_rnbd), devices mapped and
 # unmapped (map_dev, unmap_dev), null_blk disks to export, a client
 # session's path state and counters, a device's checksum and IO count,
-# and the two ends of a two-guest case (pair_server, pair_client).
+# the two ends of a two-guest case (pair_server, pair_client), a mount that
+# hangs (fuse_hang), the delay of TRS_FI_DELAY() (fi_delay_arm) and the end
+# of every client session (client_sessions_gone).
 
 # Insert one of our modules after loading its in-kernel dependencies.
 ko_insert() {
@@ -197,4 +199,55 @@ pair_client() {
 	setup_rxe eth0 10.10.0.2/24
 	load_rnbd_client
 	wait_sync "/sync/${1:-server-ready}" "${2:-300}"
+}
+
+# fuse_hang DIR: a FUSE mount at DIR whose daemon answers no request, so
+# that any lookup below it hangs until the daemon dies or the mount is
+# aborted; the daemon's pid in FUSE_PID.  The caller kills it (and
+# unmounts DIR lazily) in its EXIT trap.  Never look below DIR yourself.
+fuse_hang() {
+	modprobe fuse || die "modprobe fuse"
+	mkdir -p "$1"
+	python3 "$REPO/tests/lib/fuse-hang.py" "$1" >/tmp/fuse-hang.out 2>&1 &
+	FUSE_PID=$!
+	i=0
+	until grep -q " $1 fuse" /proc/mounts; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || die "no FUSE mount: $(cat /tmp/fuse-hang.out)"
+		kill -0 $FUSE_PID 2>/dev/null ||
+			die "fuse-hang.py: $(cat /tmp/fuse-hang.out)"
+		sleep 0.1
+	done
+}
+
+# fi_delay_arm / fi_delay_disarm: every TRS_FI_DELAY() site sleeps
+# TRS_FI_DELAY_MS while armed (fail_function on trs_should_delay(); the
+# debug kernel).  Disarming twice, or without arming, is harmless.
+FI_FF=/sys/kernel/debug/fail_function
+fi_delay_arm() {
+	echo trs_should_delay >"$FI_FF/inject"
+	echo 1 >"$FI_FF/trs_should_delay/retval"
+	echo 0 >"$FI_FF/space"
+	echo 1 >"$FI_FF/interval"
+	echo -1 >"$FI_FF/times"
+	echo 0 >"$FI_FF/verbose"
+	echo 100 >"$FI_FF/probability"
+}
+fi_delay_disarm() {
+	if grep -q '^trs_should_delay\b' "$FI_FF/inject" 2>/dev/null; then
+		echo 0 >"$FI_FF/probability"
+		echo '!trs_should_delay' >"$FI_FF/inject"
+	fi
+}
+
+# client_sessions_gone SEC: every client session is gone within SEC
+# seconds (times the timeout scale), or the case fails.
+client_sessions_gone() {
+	i=0
+	until [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ]; do
+		i=$((i + 1))
+		[ $i -lt $(($1 * 10 * ${RNBD_TIMEOUT_SCALE:-1})) ] ||
+			die "client sessions left: $(ls /sys/class/rtrs-client/)"
+		sleep 0.1
+	done
 }
