@@ -454,9 +454,16 @@ static void rnbd_clt_sess_release(struct kref *ref)
 	cancel_work_sync(&sess->reopen_work);
 	cancel_work_sync(&sess->size_work);
 	/*
+	 * The admin queue's timeout handler may still run for a request whose
+	 * answer completed it under the handler, and whose caller then let
+	 * the session go: it uses the transport session, so it ends first.
+	 * No admin request is in flight: every caller waits for its own.
+	 */
+	blk_sync_queue(sess->admin_q);
+	/*
 	 * Not the mirror of setup: closing the transport first completes every
-	 * request still in flight (an admin request whose caller stopped
-	 * waiting), so freezing the admin queue below cannot wait forever.
+	 * request still in flight, so freezing the admin queue below cannot
+	 * wait forever.
 	 */
 	trs_clt_close(sess->trs);
 	/* no event after the close: nothing queues the works again */

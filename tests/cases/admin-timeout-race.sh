@@ -5,9 +5,12 @@
 #       path lookup hangs in a FUSE mount; once the 30 s request timeout
 #       fired, the handler sleeps 3 s (fail_function on trs_should_delay()),
 #       and the mount is aborted in those 3 s: the lookup fails, the server
-#       answers, the map fails with the lookup's error (not ETIMEDOUT), and
-#       the handler then logs, having read freed memory before the fix
-#       (KASAN: use-after-free in rnbd_clt_admin_timeout).
+#       answers, the map fails with the lookup's error (not ETIMEDOUT), its
+#       session is released, and the handler then goes on: before the fix
+#       it read the freed exchange and the closed transport session (KASAN:
+#       use-after-free in trs_clt_sess_any, from rnbd_clt_admin_timeout);
+#       now the release waits for it (blk_sync_queue()) and it touches only
+#       the request.
 # kernel: debug
 # boot: shared
 # timeout: 300
