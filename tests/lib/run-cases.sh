@@ -6,7 +6,8 @@
 # ("rnbd-check: begin/end NAME", which the host uses to tie console reports
 # to the case), runs the case under `bash -e` with its timeout, then cleans up
 # (unmaps, unloads our modules, checks that no RDMA resources were leaked,
-# removes rxe) and writes /job/results/NAME.rc and NAME.log.
+# removes rxe) and writes /job/results/NAME.rc, NAME.log and NAME.secs (its
+# time).
 . "$REPO/tests/lib/guest.sh"
 export REPO KVER KERNEL RNBD_TIMEOUT_SCALE RNBD_HOSTILE_ROUNDS RNBD_HOSTILE_SEED
 mkdir -p /job/results
@@ -54,6 +55,7 @@ for c in "$@"; do
 	echo "rnbd-check: $(awk '/^MemAvailable:/ { print $1, $2, $3 }' /proc/meminfo)," \
 		"root overlay $(df -k / | awk 'NR == 2 { print $3 }') kB written" >/dev/kmsg
 	echo "=== $name"
+	t0=$(date +%s)
 	# bash -e with an ERR trap names the command that failed a case.
 	timeout -k 10 "$t" bash -eE -c '. "$REPO/tests/lib/guest.sh"; cd "$REPO"
 		trap '"'"'echo "FAIL: ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND (status $?)"'"'"' ERR
@@ -65,6 +67,7 @@ for c in "$@"; do
 		[ "$rc" = 0 ] && rc=1
 	fi
 	cat "/job/results/$name.log"
+	echo "$(($(date +%s) - t0))" >"/job/results/$name.secs"
 	echo "$rc" >"/job/results/$name.rc"
 	echo "rnbd-check: end $name rc=$rc" >/dev/kmsg
 	sync
