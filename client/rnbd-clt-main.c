@@ -311,6 +311,7 @@ static void rnbd_clt_sess_free_tags(struct rnbd_clt_sess *sess)
 static struct rnbd_clt_sess *
 rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 {
+	char host[TRS_HOSTNAME_LEN];
 	struct rnbd_clt_sess *sess;
 	unsigned int i;
 	int err;
@@ -328,8 +329,13 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 	INIT_WORK(&sess->size_work, rnbd_clt_size_work);
 	sess->trs_ops.priv = sess;
 	sess->trs_ops.event = rnbd_clt_sess_event;
+	sess->trs_ops.get_key = rnbd_clt_host_key;
+	rnbd_clt_host_name(host);
+	sess->trs_ops.hostname = host;
 
 	sess->trs = trs_clt_open(sess->name, &opts->paths[0], &sess->trs_ops);
+	/* copied by the transport */
+	sess->trs_ops.hostname = NULL;
 	if (IS_ERR(sess->trs)) {
 		err = PTR_ERR(sess->trs);
 		pr_err("session %s: connecting to %pISpc failed: %d\n",
@@ -546,6 +552,7 @@ static void __exit rnbd_clt_exit(void)
 	rnbd_clt_unmap_all();
 	rnbd_clt_sysfs_exit();
 	rnbd_clt_dev_exit();
+	rnbd_clt_host_exit();
 }
 
 module_init(rnbd_clt_init);

@@ -287,6 +287,7 @@ static DEVICE_ATTR_RW(map_device);
 
 static struct attribute *rnbd_clt_ctl_attrs[] = {
 	&dev_attr_map_device.attr,
+	&dev_attr_host_key.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(rnbd_clt_ctl);

@@ -201,6 +201,12 @@ struct rnbd_clt_iu {
 	struct scatterlist	first_sgl[];
 };
 
+/* rnbd-clt-host.c: the host's name and key */
+extern struct device_attribute dev_attr_host_key;
+void rnbd_clt_host_name(char *buf);
+int rnbd_clt_host_key(void *priv, u8 *key);
+void rnbd_clt_host_exit(void);
+
 /* rnbd-clt-main.c: sessions and control messages */
 struct rnbd_clt_sess *rnbd_clt_sess_get(const struct rnbd_clt_map_opts *opts);
 void rnbd_clt_sess_put(struct rnbd_clt_sess *sess);

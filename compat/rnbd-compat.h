@@ -215,6 +215,13 @@ rnbd_blk_mq_alloc_disk(struct blk_mq_tag_set *set, struct queue_limits *lim,
 #define rnbd_assign_str_len(dst, src, len)	__assign_str_len(dst, src, len)
 #endif
 
+/* --- <linux/hex.h> (6.2; 7.x: no longer in <linux/kernel.h>) ----------- */
+#if RNBD_HAVE_LINUX_HEX_H
+#include <linux/hex.h>
+#else
+#include <linux/kernel.h>
+#endif
+
 /* --- idmapped mounts (6.3) -------------------------------------------- */
 #if !RNBD_HAVE_MNT_IDMAP
 /* 6.1's permission checks take the mount's user namespace instead */

@@ -381,6 +381,18 @@ static int rnbd_srv_dev_add(struct rnbd_srv_sess *sess,
 	return 0;
 }
 
+/* An OPEN of what the session's host may not open. */
+static int rnbd_srv_dev_refused(struct rnbd_srv_sess *sess,
+				const struct rnbd_msg_open *msg)
+{
+	pr_info_ratelimited("session %s: host %s may not open %s%s: refused\n",
+			    trs_srv_sess_name(sess->trs),
+			    trs_srv_sess_hostname(sess->trs), msg->path,
+			    msg->access_mode != RNBD_ACCESS_RO ?
+			    " read-write" : "");
+	return -EACCES;
+}
+
 /**
  * rnbd_srv_dev_open() - open the block device or file an OPEN message names
  * @sess: session the message arrived on
@@ -417,6 +429,7 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		      struct rnbd_msg_open_rsp *rsp)
 {
 	struct rnbd_srv_dev *dev;
+	unsigned long gen;
 	struct path path;
 	dev_t devt;
 	int err;
@@ -427,8 +440,19 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 		return -EINVAL;
 	/* a file keeps @path until the end, a block device only @devt */
 	err = rnbd_srv_resolve(sess, msg, &path, &devt);
+	/* listed exports: the same answer whether the path exists or not */
+	if (err && err != -EPROTO && rnbd_srv_acl_listed())
+		return rnbd_srv_dev_refused(sess, msg);
 	if (err)
 		return err;
+	err = rnbd_srv_acl_check(sess, devt, devt ? NULL : &path,
+				 msg->access_mode != RNBD_ACCESS_RO, &gen);
+	if (err) {
+		rnbd_srv_dev_refused(sess, msg);
+		goto put_path;
+	}
+	/* a test's window for a change of the rules: access-revoke-race */
+	TRS_FI_DELAY();
 
 	dev = TRS_FI(kzalloc(sizeof(*dev), GFP_KERNEL), NULL);
 	if (!dev) {
@@ -470,6 +494,7 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	mutex_unlock(&sess->lock);
 	if (err)
 		goto close_backend;
+	rnbd_srv_acl_opened(gen);
 	if (!devt)
 		path_put(&path);
 	return 0;
@@ -573,8 +598,6 @@ int rnbd_srv_dev_force_close(struct rnbd_srv_dev *dev)
 
 	mutex_lock(&sess->lock);
 	if (xa_load(&sess->devs, dev->id) == dev) {
-		/* NULL in an allocating xarray: the id stays reserved */
-		xa_store(&sess->devs, dev->id, NULL, GFP_KERNEL);
 		if (dev->bdev)
 			pr_info("session %s: device %u (%pg, %s) closed by force_close\n",
 				trs_srv_sess_name(sess->trs), dev->id,
@@ -583,11 +606,26 @@ int rnbd_srv_dev_force_close(struct rnbd_srv_dev *dev)
 			pr_info("session %s: device %u (file %s) closed by force_close\n",
 				trs_srv_sess_name(sess->trs), dev->id,
 				dev->path);
-		rnbd_srv_dev_destroy(sess, dev);
+		rnbd_srv_dev_revoke(sess, dev);
 		err = 0;
 	}
 	mutex_unlock(&sess->lock);
 	return err;
+}
+
+/**
+ * rnbd_srv_dev_revoke() - close an open device of a session, keeping its id
+ * @sess: the session; its lock held
+ * @dev: one of its open devices
+ *
+ * As force_close: the client's IO to it and its CLOSE fail with -ENODEV.
+ */
+void rnbd_srv_dev_revoke(struct rnbd_srv_sess *sess, struct rnbd_srv_dev *dev)
+{
+	lockdep_assert_held(&sess->lock);
+	/* NULL in an allocating xarray: the id stays reserved */
+	xa_store(&sess->devs, dev->id, NULL, GFP_KERNEL);
+	rnbd_srv_dev_destroy(sess, dev);
 }
 
 /**

@@ -277,8 +277,13 @@ static int rnbd_srv_sess_open(struct trs_srv_sess *trs, void **priv)
 	INIT_DELAYED_WORK(&sess->size_work, rnbd_srv_size_work);
 	rnbd_srv_idle_arm(sess);
 	rnbd_srv_size_arm(sess);
+	rnbd_srv_acl_sess_add(sess);
 	*priv = sess;
-	pr_info("session %s: connected\n", trs_srv_sess_name(trs));
+	if (trs_srv_sess_hostname(trs)[0])
+		pr_info("session %s: connected, host %s\n",
+			trs_srv_sess_name(trs), trs_srv_sess_hostname(trs));
+	else
+		pr_info("session %s: connected\n", trs_srv_sess_name(trs));
 	return 0;
 }
 
@@ -293,6 +298,7 @@ static void rnbd_srv_sess_close(struct trs_srv_sess *trs, void *priv)
 
 	/* it notices the transport session, gone after this */
 	cancel_delayed_work_sync(&sess->size_work);
+	rnbd_srv_acl_sess_del(sess);
 	/* closed first: nothing arms the idle timer again */
 	rnbd_srv_dev_close_all(sess);
 	cancel_delayed_work_sync(&sess->idle_work);
@@ -304,6 +310,7 @@ static const struct trs_srv_ops rnbd_srv_ops = {
 	.sess_open	= rnbd_srv_sess_open,
 	.sess_close	= rnbd_srv_sess_close,
 	.request	= rnbd_srv_request,
+	.host_key	= rnbd_srv_host_key,
 };
 
 static int __init rnbd_srv_init(void)
@@ -341,6 +348,9 @@ static int __init rnbd_srv_init(void)
 	}
 	pr_info("listening on port %u, dev_search_path %s\n",
 		rnbd_srv_port_nr, rnbd_srv_search_path);
+	if (!rnbd_srv_acl_listed())
+		pr_warn("exports=all: every peer that reaches port %u may open everything under %s, read-write\n",
+			rnbd_srv_port_nr, rnbd_srv_search_path);
 	return 0;
 
 destroy_admin_wq:
@@ -368,6 +378,7 @@ static void __exit rnbd_srv_exit(void)
 	destroy_workqueue(rnbd_srv_admin_wq);
 	rnbd_srv_dev_exit();
 	rnbd_srv_sysfs_exit();
+	rnbd_srv_acl_exit();
 	rnbd_srv_file_exit();
 	rnbd_srv_io_exit();
 }

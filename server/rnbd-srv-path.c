@@ -58,7 +58,7 @@ static const char *rnbd_srv_check_path(const struct rnbd_msg_open *msg)
  * /dev/disk/by-id) fails with -EAGAIN if a mount or rename happened
  * meanwhile anywhere: tried again, a few times.
  */
-static int rnbd_srv_lookup(const char *rel, struct path *path)
+int rnbd_srv_lookup(const char *rel, struct path *path)
 {
 	struct path base;
 	int tries = 3, err;

@@ -361,8 +361,10 @@ int rnbd_srv_sysfs_init(void)
 	err = class_register(&rnbd_srv_class);
 	if (err)
 		return err;
-	rnbd_srv_ctl = TRS_FI(device_create(&rnbd_srv_class, NULL, MKDEV(0, 0),
-					    NULL, "ctl"),
+	rnbd_srv_ctl = TRS_FI(device_create_with_groups(&rnbd_srv_class, NULL,
+							MKDEV(0, 0), NULL,
+							rnbd_srv_ctl_groups,
+							"ctl"),
 			      ERR_PTR(-ENOMEM));
 	if (IS_ERR(rnbd_srv_ctl)) {
 		err = PTR_ERR(rnbd_srv_ctl);

@@ -44,6 +44,7 @@
  * @idle_work: closes the session if it has no device open for
  *	idle_session_sec (armed at open and when the last device closes)
  * @size_work: looks for devices that changed size (rnbd-srv-size.c)
+ * @acl_entry: in the sessions the revocation work looks at
  */
 struct rnbd_srv_sess {
 	struct trs_srv_sess	*trs;
@@ -54,6 +55,7 @@ struct rnbd_srv_sess {
 	refcount_t		ref;
 	struct delayed_work	idle_work;
 	struct delayed_work	size_work;
+	struct list_head	acl_entry;
 };
 
 /**
@@ -176,6 +178,18 @@ int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
 int rnbd_srv_resolve(struct rnbd_srv_sess *sess,
 		     const struct rnbd_msg_open *msg, struct path *path,
 		     dev_t *devt);
+int rnbd_srv_lookup(const char *rel, struct path *path);
+
+/* rnbd-srv-acl.c: host keys and exports */
+extern const struct attribute_group *rnbd_srv_ctl_groups[];
+int rnbd_srv_host_key(const char *name, const u8 *id, u8 *key);
+int rnbd_srv_acl_check(struct rnbd_srv_sess *sess, dev_t devt,
+		       const struct path *file, bool rw, unsigned long *gen);
+void rnbd_srv_acl_opened(unsigned long gen);
+bool rnbd_srv_acl_listed(void);
+void rnbd_srv_acl_sess_add(struct rnbd_srv_sess *sess);
+void rnbd_srv_acl_sess_del(struct rnbd_srv_sess *sess);
+void rnbd_srv_acl_exit(void);
 
 /* rnbd-srv-dev.c: block devices */
 int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
@@ -184,6 +198,7 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 int rnbd_srv_dev_close(struct rnbd_srv_sess *sess, u32 id);
 void rnbd_srv_dev_close_all(struct rnbd_srv_sess *sess);
 int rnbd_srv_dev_force_close(struct rnbd_srv_dev *dev);
+void rnbd_srv_dev_revoke(struct rnbd_srv_sess *sess, struct rnbd_srv_dev *dev);
 int rnbd_srv_dev_init(void);
 void rnbd_srv_dev_exit(void);
 struct rnbd_srv_dev *rnbd_srv_dev_get(struct rnbd_srv_sess *sess, u32 id);

@@ -416,8 +416,9 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 	memcpy(req.sess_uuid, &path->sess->uuid, sizeof(req.sess_uuid));
 	/* connection 0 names the session it joins, the others their path */
 	if (conn->idx) {
-		memcpy(req.sess_key, path->conns[0].rsp.sess_key,
-		       sizeof(req.sess_key));
+		err = trs_clt_auth_conn_key(path, conn->idx, req.sess_key);
+		if (err)
+			return err;
 	} else {
 		spin_lock_irq(&path->sess->key_lock);
 		memcpy(req.sess_key, path->sess->sess_key,
@@ -492,6 +493,21 @@ static bool trs_clt_table_over(struct trs_clt_path *path, int *err)
 	return over;
 }
 
+/* The server refused the path where its chunk table would come. */
+static int trs_clt_refused(struct trs_clt_path *path,
+			   const struct trs_msg_result *res)
+{
+	u16 status = le16_to_cpu(res->status);
+	int err = status && status < 512 ? -status : -EPROTO;
+
+	if (le16_to_cpu(res->magic) != TRS_MAGIC || res->reserved0 ||
+	    !path->auth)
+		err = -EPROTO;
+	trs_clt_err(path->sess, "the server refused the path: %pe\n",
+		    ERR_PTR(err));
+	return err;
+}
+
 /*
  * Wait for the chunk table (and for the registration of the bounce MRs)
  * and check every field of the table.
@@ -512,6 +528,9 @@ static int trs_clt_get_table(struct trs_clt_path *path)
 
 	ib_dma_sync_single_for_cpu(path->ibdev, path->table_dma,
 				   path->table_size, DMA_FROM_DEVICE);
+	if (path->table_len == sizeof(struct trs_msg_result) &&
+	    le16_to_cpu(table->type) == TRS_MSG_RESULT)
+		return trs_clt_refused(path, (const void *)table);
 	if (path->table_len != struct_size(table, desc, path->queue_depth) ||
 	    le16_to_cpu(table->magic) != TRS_MAGIC ||
 	    le16_to_cpu(table->type) != TRS_MSG_CHUNKS ||
@@ -548,8 +567,9 @@ static int trs_clt_conn_post_recvs(struct trs_clt_conn *conn, u32 n)
 
 /*
  * Connect connection @conn of a path.  Connection 0 finds the path's
- * device, and its first receive is the chunk table's; the others come
- * once the slots exist, on the same device, with a receive per slot.
+ * device; its receives are posted once its accept says what comes first
+ * (trs_clt_path_setup()).  The others come once the slots exist, on the
+ * same device, with a receive per slot.
  */
 static int trs_clt_conn_open(struct trs_clt_conn *conn)
 {
@@ -572,10 +592,11 @@ static int trs_clt_conn_open(struct trs_clt_conn *conn)
 	if (err)
 		return err;
 	conn->recv_cqe.done = trs_clt_recv_done;
-	err = conn->idx ? trs_clt_conn_post_recvs(conn, path->queue_depth) :
-	      trs_clt_post_table_recv(path);
-	if (err)
-		return err;
+	if (conn->idx) {
+		err = trs_clt_conn_post_recvs(conn, path->queue_depth);
+		if (err)
+			return err;
+	}
 	return trs_clt_conn_connect(conn);
 }
 
@@ -602,7 +623,23 @@ int trs_clt_path_setup(struct trs_clt_path *path)
 	path->bounce_err = 0;
 	spin_unlock_irq(&path->state_lock);
 
+	/*
+	 * Connection 0's receives in the order the server's messages come:
+	 * its CHALLENGE (TRS_CAP_AUTH), then the chunk table or a RESULT
+	 * refusing the path, then replies and heartbeats.  The server sends
+	 * nothing before our HELLO, or, without TRS_CAP_AUTH, before every
+	 * connection is established.
+	 */
 	err = trs_clt_conn_open(conn0);
+	if (err)
+		goto disconnect;
+	err = trs_clt_auth_start(path);
+	if (err)
+		goto disconnect;
+	err = trs_clt_post_table_recv(path);
+	if (err)
+		goto disconnect;
+	err = trs_clt_auth_finish(path);
 	if (err)
 		goto disconnect;
 	err = trs_clt_slots_init(path);
@@ -700,6 +737,7 @@ void trs_clt_path_teardown(struct trs_clt_path *path)
 	}
 	trs_clt_slots_free(path);
 	trs_clt_conn_destroy_qp(conn0);
+	trs_clt_auth_free(path);
 	trs_clt_dev_free(path);
 	trs_clt_conn_destroy_id(conn0);
 	path->up = false;

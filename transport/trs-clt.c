@@ -56,6 +56,10 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 		goto free_name;
 
 	sess->ops = *ops;
+	sess->ops.hostname = NULL;
+	err = trs_clt_hostname(ops->hostname, sess->hostname);
+	if (err)
+		goto free_rr_seq;
 	uuid_gen(&sess->uuid);
 	spin_lock_init(&sess->key_lock);
 	mutex_init(&sess->paths_mutex);
@@ -78,6 +82,7 @@ static struct trs_clt_sess *trs_clt_sess_alloc(const char *name,
 
 	mutex_destroy(&sess->event_mutex);
 	mutex_destroy(&sess->paths_mutex);
+free_rr_seq:
 	free_percpu(sess->rr_seq);
 free_name:
 	kfree(sess->name);

@@ -258,6 +258,7 @@ struct trs_clt_slot {
 	u64			t0;
 };
 
+struct trs_clt_auth;
 struct trs_clt_kobj;
 
 /**
@@ -299,6 +300,8 @@ struct trs_clt_kobj;
  * @slot_gen: the server echoes a generation in its replies' slot field
  *	(TRS_CAP_SLOT_GEN)
  * @tag_idx_mask: the bits of a reply's slot field that are the slot index
+ * @auth: the exchange of TRS_CAP_AUTH of the running or last setup
+ *	attempt, until its teardown; NULL without it
  * @nr_conns: connections
  * @conns: the connections
  * @ibdev: RDMA device of the path (all connections)
@@ -357,6 +360,7 @@ struct trs_clt_path {
 	bool			notice_on;
 	bool			slot_gen;
 	u32			tag_idx_mask;
+	struct trs_clt_auth	*auth;
 
 	u32			nr_conns;
 	struct trs_clt_conn	*conns;
@@ -395,6 +399,7 @@ struct trs_clt_path {
 /**
  * struct trs_clt_sess - a client session
  * @name: session name, also its sysfs directory
+ * @hostname: the host name its paths send (TRS_CAP_AUTH)
  * @ops: user callbacks
  * @uuid: identifies the session to the server, the same on every connect:
  *	a path that connects again replaces what the server still holds of it
@@ -436,6 +441,7 @@ struct trs_clt_path {
  */
 struct trs_clt_sess {
 	char			*name;
+	char			hostname[TRS_HOSTNAME_LEN];
 	struct trs_clt_ops	ops;
 	uuid_t			uuid;
 	spinlock_t		key_lock;	/* see above */
@@ -516,6 +522,13 @@ void trs_clt_err_work(struct work_struct *work);
 void trs_clt_reconnect_work(struct work_struct *work);
 void trs_clt_loss_work(struct work_struct *work);
 void trs_clt_notice_work(struct work_struct *work);
+
+/* trs-clt-auth.c */
+int trs_clt_auth_start(struct trs_clt_path *path);
+int trs_clt_auth_finish(struct trs_clt_path *path);
+int trs_clt_auth_conn_key(struct trs_clt_path *path, u16 idx, u8 *key);
+void trs_clt_auth_free(struct trs_clt_path *path);
+int trs_clt_hostname(const char *name, char *out);
 
 /* trs-clt-conn.c */
 int trs_clt_path_setup(struct trs_clt_path *path);

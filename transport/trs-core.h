@@ -16,6 +16,7 @@
 #include <rdma/rdma_cm.h>
 #include <rnbd/fault-inject.h>
 #include <rnbd/trs-proto.h>
+#include <rnbd/trs.h>
 
 /* Each connect step (address, route, connect, chunk table) is bounded. */
 #define TRS_CONNECT_TIMEOUT_MS	10000
@@ -110,6 +111,35 @@ static inline void trs_hb_alive(struct trs_hb *hb)
 	if (READ_ONCE(hb->rx) != now)
 		WRITE_ONCE(hb->rx, now);
 }
+
+/**
+ * struct trs_auth - a path's exchange of TRS_CAP_AUTH, as both sides know it
+ * @nonce_c: the client's nonce
+ * @nonce_s: the server's nonce
+ * @uuid: the session's uuid
+ * @path_id: the path's id
+ * @conn_cnt: its number of connections
+ * @clt_addr: the client's IP address (trs_auth_addr())
+ * @srv_addr: the server's
+ * @host: the client's host name, NUL-padded
+ */
+struct trs_auth {
+	u8	nonce_c[TRS_NONCE_LEN];
+	u8	nonce_s[TRS_NONCE_LEN];
+	u8	uuid[16];
+	u16	path_id;
+	u16	conn_cnt;
+	u8	clt_addr[16];
+	u8	srv_addr[16];
+	char	host[TRS_HOSTNAME_LEN];
+};
+
+int trs_auth_mac(const u8 *key, unsigned int klen, const char *label,
+		 const struct trs_auth *a, u8 *mac);
+int trs_auth_token(const u8 *key, unsigned int klen, const struct trs_auth *a,
+		   u16 idx, u8 *token);
+bool trs_auth_equal(const u8 *a, const u8 *b, size_t len);
+void trs_auth_addr(const struct sockaddr_storage *addr, u8 *out);
 
 static inline bool trs_is_zero(const void *p, size_t len)
 {

@@ -164,6 +164,7 @@ static void trs_srv_dev_unmap(struct trs_srv_path *path)
 {
 	u32 i;
 
+	trs_srv_auth_free(path);
 	if (path->slots)
 		for (i = 0; i < path->queue_depth; i++)
 			trs_srv_chunk_unmap(path, &path->slots[i]);
@@ -272,12 +273,16 @@ static void trs_srv_setup_timeout(struct work_struct *work)
 	struct trs_srv_path *path = container_of(to_delayed_work(work),
 						 struct trs_srv_path,
 						 setup_work);
+	int auth;
 	bool stuck;
 
 	spin_lock_irq(&path->lock);
-	stuck = path->nr_established < path->conn_cnt;
+	auth = trs_srv_auth_state(path);
+	stuck = path->nr_established < path->conn_cnt || auth <= 0;
 	spin_unlock_irq(&path->lock);
-	if (stuck)
+	if (auth < 0)
+		trs_srv_path_fail(path, "refused");
+	else if (stuck)
 		trs_srv_path_fail(path, "handshake timeout");
 }
 
@@ -336,6 +341,8 @@ static void trs_srv_close_work(struct work_struct *work)
 	for (i = 0; i < path->conn_cnt; i++)
 		if (path->conns[i] && trs_srv_conn_established(path->conns[i]))
 			ib_drain_qp(path->conns[i]->cm_id->qp);
+	/* its work may post on connection 0 until then, or use the session */
+	trs_srv_auth_stop(path);
 
 	/*
 	 * Requests the user still has (a bio that hangs) are not waited
@@ -541,15 +548,16 @@ struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_path *path,
 		/*
 		 * Replies need a credit each, and there are qd credits.
 		 * Connection 0 also posts one REG_MR per chunk and the chunk
-		 * table SEND, once, and one heartbeat at a time.  Plus the
-		 * drain WR.  The receive queue holds qd receives: a receive
-		 * is reposted as soon as its request arrives, and the client
-		 * has at most qd requests in flight; connection 0 also
-		 * TRS_HB_RECVS for the client's heartbeats.  Plus the drain
-		 * WR.
+		 * table SEND, once, one heartbeat at a time, and the
+		 * CHALLENGE and a RESULT (TRS_CAP_AUTH).  Plus the drain WR.
+		 * The receive queue holds qd receives: a receive is reposted
+		 * as soon as its request arrives, and the client has at most
+		 * qd requests in flight; connection 0 also TRS_HB_RECVS for
+		 * the client's heartbeats and HELLO's and PROOF's.  Plus the
+		 * drain WR.
 		 */
-		.send_wr	= qd + 1 + (idx ? 0 : qd + 2),
-		.recv_wr	= qd + 1 + (idx ? 0 : TRS_HB_RECVS),
+		.send_wr	= qd + 1 + (idx ? 0 : qd + 2 + 2),
+		.recv_wr	= qd + 1 + (idx ? 0 : TRS_HB_RECVS + 2),
 		.send_sge	= 1,
 		.poll_ctx	= IB_POLL_WORKQUEUE,
 	};
@@ -574,6 +582,11 @@ struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_path *path,
 	err = trs_qp_create(cm_id, path->pd, conn, idx, &attr, &conn->cq);
 	if (err)
 		goto free_conn;
+	/* HELLO and PROOF land in the first two receives */
+	if (!idx)
+		err = trs_srv_auth_prepare(path, cm_id);
+	if (err)
+		goto destroy_qp;
 	err = trs_post_recvs(cm_id->qp, &conn->recv_cqe,
 			     qd + (idx ? 0 : TRS_HB_RECVS));
 	if (err)
@@ -612,9 +625,25 @@ void trs_srv_established(struct trs_srv_conn *conn)
 		conn->established = true;
 		path->nr_established++;
 	}
+	spin_unlock_irq(&path->lock);
+	trs_srv_path_may_open(path);
+}
+
+/**
+ * trs_srv_path_may_open() - open a path that has all it needs
+ * @path: a path whose connection was established or whose exchange of
+ *	TRS_CAP_AUTH succeeded
+ *
+ * Once every connection is established and the exchange (if any) done,
+ * the open work opens the session for the user and sends the chunk table.
+ */
+void trs_srv_path_may_open(struct trs_srv_path *path)
+{
+	spin_lock_irq(&path->lock);
 	/* under the lock: the close work flushes it once CLOSING */
 	if (path->state == TRS_SRV_CONNECTING &&
-	    path->nr_established == path->conn_cnt)
+	    path->nr_established == path->conn_cnt &&
+	    trs_srv_auth_state(path) > 0)
 		queue_work(trs_srv_setup_wq, &path->open_work);
 	spin_unlock_irq(&path->lock);
 }

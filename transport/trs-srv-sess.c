@@ -27,6 +27,8 @@
 
 /* Paths of a session, the closing ones not counted. */
 #define TRS_SRV_MAX_PATHS	8u
+/* paths of one id a connection 1..N may belong to: the newest are tried */
+#define TRS_SRV_ATTACH_CANDS	4u
 
 /*
  * What the sessions and paths hold, from their admission (under
@@ -312,6 +314,7 @@ trs_srv_sess_create(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		 sess->uuid.b);
 	sess->peer = *peer;
 	sess->multipath = req->caps & cpu_to_le32(TRS_CAP_MULTIPATH);
+	sess->auth = req->caps & cpu_to_le32(TRS_CAP_AUTH);
 	kref_init(&sess->ref);
 	spin_lock_init(&sess->lock);
 	INIT_LIST_HEAD(&sess->paths);
@@ -435,6 +438,14 @@ trs_srv_sess_may_join(struct trs_srv_ctx *ctx, struct trs_srv_sess *sess,
 	if (sess->ctx != ctx ||
 	    crypto_memneq(req->sess_key, sess->key, TRS_SESS_KEY_LEN))
 		return -EEXIST;
+	/*
+	 * The session key goes in clear: a session that authenticates its
+	 * paths lets none in without the exchange, and none cut it short.
+	 */
+	if (sess->auth && !(req->caps & cpu_to_le32(TRS_CAP_AUTH)))
+		return -EKEYREJECTED;
+	if (sess->auth && !(req->caps & cpu_to_le32(TRS_CAP_MULTIPATH)))
+		return -EEXIST;
 	if (!sess->multipath || !(req->caps & cpu_to_le32(TRS_CAP_MULTIPATH))) {
 		/*
 		 * A client without multipath reconnects a session we still
@@ -463,25 +474,40 @@ unlock:
 	return err;
 }
 
+/**
+ * trs_srv_sess_replace() - a path takes the place of its client's older
+ *	ones of the same id (reconnects of it we did not see fail)
+ * @path: the new path; its session's lock held
+ */
+void trs_srv_sess_replace(struct trs_srv_path *path)
+{
+	struct trs_srv_path *old;
+
+	lockdep_assert_held(&path->sess->lock);
+	list_for_each_entry(old, &path->sess->paths, sess_entry)
+		if (old != path && old->path_id == path->path_id)
+			trs_srv_path_fail(old, "replaced by a new connect of its client");
+}
+
 /*
- * Link @path into its session, replacing a path of the client's same id
- * (a reconnect of it we did not see fail), unless the session closed
- * since trs_srv_sess_may_join(): its last path went, and a path linked
- * now would close it a second time.  0 or -EAGAIN (the client retries).
+ * Link @path into its session, unless the session closed since
+ * trs_srv_sess_may_join(): its last path went, and a path linked now would
+ * close it a second time.  0 or -EAGAIN (the client retries).  It replaces
+ * its older selves at once, or, in a session that proved a host key, only
+ * once it proved it too (trs-srv-auth.c): who knows the session key, sent
+ * in clear, may not cut a path of it.
  */
 static int trs_srv_sess_link(struct trs_srv_path *path)
 {
 	struct trs_srv_sess *sess = path->sess;
-	struct trs_srv_path *old;
 
 	spin_lock_irq(&sess->lock);
 	if (sess->closing) {
 		spin_unlock_irq(&sess->lock);
 		return -EAGAIN;
 	}
-	list_for_each_entry(old, &sess->paths, sess_entry)
-		if (old->path_id == path->path_id)
-			trs_srv_path_fail(old, "replaced by a new connect of its client");
+	if (trs_is_zero(sess->key_id, sizeof(sess->key_id)))
+		trs_srv_sess_replace(path);
 	list_add_tail(&path->sess_entry, &sess->paths);
 	sess->nr_paths++;
 	spin_unlock_irq(&sess->lock);
@@ -526,6 +552,10 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 	peer = cm_id->route.addr.dst_addr;
 	if (peer.ss_family != AF_INET && peer.ss_family != AF_INET6)
 		return ERR_PTR(-EAFNOSUPPORT);
+	/* an address whose exchanges failed waits a while */
+	err = trs_srv_auth_admit(&peer);
+	if (err)
+		return ERR_PTR(err);
 
 	mutex_lock(&trs_srv_mutex);
 	sess = trs_srv_find(req->sess_uuid);
@@ -603,21 +633,35 @@ trs_srv_path_attach(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		    const struct trs_msg_conn_req *req)
 {
 	struct trs_srv_sess *sess = trs_srv_find(req->sess_uuid);
+	struct trs_srv_path *path, *found = NULL, *cand[TRS_SRV_ATTACH_CANDS];
 	u16 id = le16_to_cpu(req->path_id);
-	struct trs_srv_path *path, *found = NULL;
+	u32 n = 0, i;
 
 	lockdep_assert_held(&trs_srv_mutex);
-	/* a connection that does not know the key is not the client's */
-	if (!sess || sess->ctx != ctx ||
-	    crypto_memneq(req->sess_key, sess->key, TRS_SESS_KEY_LEN))
+	if (!sess || sess->ctx != ctx)
 		return ERR_PTR(-ENOENT);
 	spin_lock_irq(&sess->lock);
-	/* one whose connection 0 is accepted, so set up (see path_join) */
+	/*
+	 * Those whose connection 0 is accepted, so set up (see path_join),
+	 * the newest last; a keyed session keeps older ones of the id until
+	 * a proof replaces them, and one may be a stranger's.
+	 */
 	list_for_each_entry(path, &sess->paths, sess_entry)
 		if (path->path_id == id && path->conns[0] &&
 		    READ_ONCE(path->state) == TRS_SRV_CONNECTING)
-			found = path;
+			cand[n++ % TRS_SRV_ATTACH_CANDS] = path;
 	spin_unlock_irq(&sess->lock);
+	/*
+	 * A connection that does not know the key (or, with a host key, the
+	 * token of its path's exchange) is not the client's: the newest path
+	 * whose key or token it shows is its path.
+	 */
+	for (i = 0; i < min_t(u32, n, TRS_SRV_ATTACH_CANDS) && !found; i++) {
+		path = cand[(n - 1 - i) % TRS_SRV_ATTACH_CANDS];
+		if (trs_srv_auth_conn_ok(path, le16_to_cpu(req->conn_idx),
+					 req->sess_key))
+			found = path;
+	}
 	if (!found)
 		return ERR_PTR(-ENOENT);
 	if (le16_to_cpu(req->conn_cnt) != found->conn_cnt ||
@@ -716,3 +760,84 @@ reject:
 	trs_srv_reject(cm_id, err);
 	return err;
 }
+
+/**
+ * trs_srv_sess_host_ok() - may a path of @host join @sess?
+ * @sess: the session
+ * @host: the name its path's HELLO gave
+ *
+ * Every path of a session is of one host, whatever key it knows: the
+ * first whose exchange succeeds names it (trs_srv_sess_authenticated()).
+ *
+ * Return: true if the session has no host yet, or it is @host.
+ */
+bool trs_srv_sess_host_ok(struct trs_srv_sess *sess, const char *host)
+{
+	bool ok;
+
+	spin_lock_irq(&sess->lock);
+	ok = !sess->host[0] || !strncmp(sess->host, host, sizeof(sess->host));
+	spin_unlock_irq(&sess->lock);
+	return ok;
+}
+
+/**
+ * trs_srv_sess_authenticated() - a path of @sess finished its exchange
+ * @path: the path, of host @host
+ * @host: its host name
+ * @key_id: the id of the key it proved, NULL for none
+ *
+ * Names the session's host if it has none yet, and takes the key for the
+ * session's; with a key, the path replaces its older selves.
+ *
+ * Return: false if another path named the session for another host first.
+ */
+bool trs_srv_sess_authenticated(struct trs_srv_path *path, const char *host,
+				const u8 *key_id)
+{
+	struct trs_srv_sess *sess = path->sess;
+	bool ok = true;
+
+	spin_lock_irq(&sess->lock);
+	if (!sess->host[0])
+		memcpy(sess->host, host, sizeof(sess->host));
+	else
+		ok = !strncmp(sess->host, host, sizeof(sess->host));
+	if (ok) {
+		if (!trs_is_zero(sess->key_id, TRS_KEY_ID_LEN))
+			trs_srv_sess_replace(path);
+		if (key_id)
+			memcpy(sess->key_id, key_id, TRS_KEY_ID_LEN);
+		else
+			memset(sess->key_id, 0, TRS_KEY_ID_LEN);
+	}
+	spin_unlock_irq(&sess->lock);
+	return ok;
+}
+
+/**
+ * trs_srv_sess_hostname() - the client host of a session
+ * @sess: a session its user opened
+ *
+ * Return: the host name its paths authenticated as or, without
+ * TRS_CAP_AUTH, an empty string; valid while the session is.
+ */
+const char *trs_srv_sess_hostname(struct trs_srv_sess *sess)
+{
+	return sess->host;
+}
+EXPORT_SYMBOL_GPL(trs_srv_sess_hostname);
+
+/**
+ * trs_srv_sess_key_id() - which host key a session proved
+ * @sess: a session its user opened
+ * @id: out, TRS_KEY_ID_LEN bytes: the id of the key its last
+ *	authenticated path proved, zero if it proved none
+ */
+void trs_srv_sess_key_id(struct trs_srv_sess *sess, u8 *id)
+{
+	spin_lock_irq(&sess->lock);
+	memcpy(id, sess->key_id, TRS_KEY_ID_LEN);
+	spin_unlock_irq(&sess->lock);
+}
+EXPORT_SYMBOL_GPL(trs_srv_sess_key_id);

@@ -188,6 +188,22 @@ static void trs_srv_kobj_del(struct kobject *kobj)
 	kobject_put(kobj);
 }
 
+/* The client's host name (TRS_CAP_AUTH), empty without it. */
+static ssize_t hostname_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct trs_srv_sess *sess = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", sess->host);
+}
+static DEVICE_ATTR_RO(hostname);
+
+static struct attribute *trs_srv_sess_attrs[] = {
+	&dev_attr_hostname.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(trs_srv_sess);
+
 /**
  * trs_srv_sysfs_sess_add() - create the directory of a session
  * @sess: a session the user just opened
@@ -196,8 +212,10 @@ void trs_srv_sysfs_sess_add(struct trs_srv_sess *sess)
 {
 	struct device *dev;
 
-	dev = TRS_FI(device_create(&trs_srv_class, NULL, MKDEV(0, 0), sess,
-				   "%s", sess->name), ERR_PTR(-ENOMEM));
+	dev = TRS_FI(device_create_with_groups(&trs_srv_class, NULL,
+					       MKDEV(0, 0), sess,
+					       trs_srv_sess_groups, "%s",
+					       sess->name), ERR_PTR(-ENOMEM));
 	if (IS_ERR(dev)) {
 		pr_warn("%s: no sysfs directory: %pe\n", sess->name, dev);
 		return;

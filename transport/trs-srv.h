@@ -177,6 +177,8 @@ enum trs_srv_state {
 	TRS_SRV_CLOSING,
 };
 
+struct trs_srv_auth;
+
 /**
  * struct trs_srv_path - the connections of a session from one client port
  * @sess: the session it belongs to; holds a reference on it
@@ -216,6 +218,7 @@ enum trs_srv_state {
  * @hb: heartbeat: sends ours and checks the client's
  * @notice: the next heartbeat carries TRS_HB_NOTICE; set by
  *	trs_srv_sess_notify(), cleared by the heartbeat's post
+ * @auth: the exchange of TRS_CAP_AUTH (trs-srv-auth.c), NULL without it
  * @tag_idx_mask: the bits of a request's slot field that are the slot index:
  *	all of them, or the index bits only with TRS_CAP_SLOT_GEN
  * @ibdev: RDMA device of every connection, that of connection 0's CM id;
@@ -261,6 +264,7 @@ struct trs_srv_path {
 	struct completion	setup_done;
 	struct trs_hb		hb;
 	unsigned long		notice;
+	struct trs_srv_auth	*auth;
 	u32			tag_idx_mask;
 
 	struct ib_device	*ibdev;
@@ -287,12 +291,20 @@ struct trs_srv_path {
  * @key: the secret every connect of the session shows, sent in its accepts
  * @name: printable name: the first path's client address and the start
  *	of @uuid; also the sysfs directory
+ * @host: the client's host name, set once by its first path whose
+ *	exchange succeeded (empty without TRS_CAP_AUTH), then never changed;
+ *	guarded by @lock until set
+ * @key_id: the id of the host key its last authenticated path proved,
+ *	zero if none; guarded by @lock
  * @peer: the first path's client address, by which
  *	max_sessions_per_peer counts (ports are not compared)
  * @multipath: the client offered TRS_CAP_MULTIPATH: a path that connects
  *	again replaces its old self and the session stays
+ * @auth: its first path offered TRS_CAP_AUTH: every path of it must make
+ *	the exchange (a path without it would join with no proof)
  * @ref: one for the session list, one per path not freed
- * @lock: guards @paths, @nr_paths and @closing
+ * @lock: guards @paths, @nr_paths, @closing, @key_id and the setting of
+ *	@host
  * @paths: its paths, the closing ones until their close work unlinks them
  * @nr_paths: paths on @paths
  * @closing: the user closed it, or its last path went: no path joins
@@ -310,8 +322,11 @@ struct trs_srv_sess {
 	uuid_t			uuid;
 	u8			key[TRS_SESS_KEY_LEN];
 	char			name[TRS_ADDR_LEN + 16];
+	char			host[TRS_HOSTNAME_LEN];
+	u8			key_id[TRS_KEY_ID_LEN];
 	struct sockaddr_storage	peer;
 	bool			multipath;
+	bool			auth;
 	struct kref		ref;
 
 	spinlock_t		lock;	/* see above */
@@ -357,6 +372,10 @@ unsigned int trs_srv_nr_conns(void);
 void trs_srv_sess_put(struct trs_srv_sess *sess);
 int trs_srv_sess_user_open(struct trs_srv_sess *sess);
 void trs_srv_sess_unlink(struct trs_srv_path *path);
+bool trs_srv_sess_host_ok(struct trs_srv_sess *sess, const char *host);
+bool trs_srv_sess_authenticated(struct trs_srv_path *path, const char *host,
+				const u8 *key_id);
+void trs_srv_sess_replace(struct trs_srv_path *path);
 
 /* trs-srv-path.c */
 struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
@@ -374,6 +393,15 @@ struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_path *path,
 					 struct rdma_cm_id *cm_id, u32 idx);
 void trs_srv_conn_destroy(struct trs_srv_conn *conn);
 void trs_srv_established(struct trs_srv_conn *conn);
+void trs_srv_path_may_open(struct trs_srv_path *path);
+
+/* trs-srv-auth.c */
+int trs_srv_auth_admit(const struct sockaddr_storage *peer);
+int trs_srv_auth_prepare(struct trs_srv_path *path, struct rdma_cm_id *cm_id);
+void trs_srv_auth_stop(struct trs_srv_path *path);
+void trs_srv_auth_free(struct trs_srv_path *path);
+int trs_srv_auth_state(struct trs_srv_path *path);
+bool trs_srv_auth_conn_ok(struct trs_srv_path *path, u16 idx, const u8 *key);
 
 /* trs-srv-sysfs.c */
 int trs_srv_sysfs_init(void);

@@ -19,7 +19,7 @@
 
 #define TRS_MAGIC		0x7e5b
 #define TRS_PROTO_VER_MAJOR	1
-#define TRS_PROTO_VER_MINOR	6
+#define TRS_PROTO_VER_MINOR	7
 
 /*
  * Capability bits exchanged in the handshake.
@@ -41,15 +41,20 @@
  * TRS_CAP_NOTICE: the server's heartbeat may carry TRS_HB_NOTICE in its
  * arg: its user has news for the client's user, who asks for it (minor 6;
  * rnbd: a device changed size).
+ * TRS_CAP_AUTH: connection 0 of every path starts with the exchange of
+ * HELLO, CHALLENGE and PROOF, which names the client's host and, if the
+ * host has a key, authenticates both sides (minor 7,
+ * Documentation/security.rst).
  */
 #define TRS_CAP_RSP_BATCH	0x2u
 #define TRS_CAP_HEARTBEAT	0x4u
 #define TRS_CAP_SLOT_GEN	0x8u
 #define TRS_CAP_MULTIPATH	0x10u
 #define TRS_CAP_NOTICE		0x20u
+#define TRS_CAP_AUTH		0x40u
 #define TRS_CAPS_KNOWN		(TRS_CAP_RSP_BATCH | TRS_CAP_HEARTBEAT | \
 				 TRS_CAP_SLOT_GEN | TRS_CAP_MULTIPATH | \
-				 TRS_CAP_NOTICE)
+				 TRS_CAP_NOTICE | TRS_CAP_AUTH)
 
 /* Heartbeat period, the same on both sides (TRS_CAP_HEARTBEAT). */
 #define TRS_HB_INTERVAL_MS	1000
@@ -286,6 +291,89 @@ struct trs_msg_chunks {
 } __packed;
 
 #define TRS_MSG_CHUNKS		1
+#define TRS_MSG_HELLO		2
+#define TRS_MSG_CHALLENGE	3
+#define TRS_MSG_PROOF		4
+#define TRS_MSG_RESULT		5
+
+/* The exchange of TRS_CAP_AUTH (Documentation/security.rst). */
+/* a client's host name: 1..63 characters of [A-Za-z0-9._:-], and a NUL */
+#define TRS_HOSTNAME_LEN	64
+/* a host key, and the id that names it (trs_key_id()) */
+#define TRS_KEY_MIN		32
+#define TRS_KEY_MAX		64
+#define TRS_KEY_ID_LEN		8
+#define TRS_NONCE_LEN		32
+#define TRS_MAC_LEN		32	/* HMAC-SHA256 */
+#define TRS_CONN_TOKEN_LEN	TRS_SESS_KEY_LEN
+
+/**
+ * struct trs_msg_hello - first message of a path, client to server
+ * @magic: TRS_MAGIC
+ * @type: TRS_MSG_HELLO
+ * @reserved0: zero
+ * @key_id: id of the client's host key; zero: it has none
+ * @nonce: fresh random bytes of the client (Nc)
+ * @hostname: the client's host name, NUL-padded
+ */
+struct trs_msg_hello {
+	__le16	magic;
+	__le16	type;
+	__le32	reserved0;
+	u8	key_id[TRS_KEY_ID_LEN];
+	u8	nonce[TRS_NONCE_LEN];
+	char	hostname[TRS_HOSTNAME_LEN];
+} __packed;
+
+/* TRS_MSG_CHALLENGE flags: the host has a key; @mac is the server's */
+#define TRS_CHAL_F_KEY		0x1
+
+/**
+ * struct trs_msg_challenge - the server's answer to HELLO
+ * @magic: TRS_MAGIC
+ * @type: TRS_MSG_CHALLENGE
+ * @status: 0, or the errno magnitude of the refusal (EACCES,
+ *	EKEYREJECTED); the server closes the path after it
+ * @flags: TRS_CHAL_F_*
+ * @nonce: fresh random bytes of the server (Ns)
+ * @mac: with TRS_CHAL_F_KEY the server's proof, else zero
+ */
+struct trs_msg_challenge {
+	__le16	magic;
+	__le16	type;
+	__le16	status;
+	__le16	flags;
+	u8	nonce[TRS_NONCE_LEN];
+	u8	mac[TRS_MAC_LEN];
+} __packed;
+
+/**
+ * struct trs_msg_proof - the client's proof, after it checked the server's
+ * @magic: TRS_MAGIC
+ * @type: TRS_MSG_PROOF
+ * @reserved0: zero
+ * @mac: the client's proof; zero if the host has no key
+ */
+struct trs_msg_proof {
+	__le16	magic;
+	__le16	type;
+	__le32	reserved0;
+	u8	mac[TRS_MAC_LEN];
+} __packed;
+
+/**
+ * struct trs_msg_result - a refusal where the chunk table would come
+ * @magic: TRS_MAGIC
+ * @type: TRS_MSG_RESULT
+ * @status: errno magnitude (EKEYREJECTED: the proof did not verify)
+ * @reserved0: zero
+ */
+struct trs_msg_result {
+	__le16	magic;
+	__le16	type;
+	__le16	status;
+	__le16	reserved0;
+} __packed;
 
 /* Request directions carried in struct trs_msg_req.dir. */
 #define TRS_DIR_NONE		0	/* no data */
@@ -336,6 +424,10 @@ static inline void trs_proto_build_checks(void)
 	BUILD_BUG_ON(sizeof(struct trs_msg_chunks) != 16);
 	BUILD_BUG_ON(sizeof(struct trs_msg_req) != 24);
 	BUILD_BUG_ON(sizeof(struct trs_msg_req) + TRS_MAX_USR_HDR > TRS_HDR_AREA);
+	BUILD_BUG_ON(sizeof(struct trs_msg_hello) != 112);
+	BUILD_BUG_ON(sizeof(struct trs_msg_challenge) != 72);
+	BUILD_BUG_ON(sizeof(struct trs_msg_proof) != 40);
+	BUILD_BUG_ON(sizeof(struct trs_msg_result) != 8);
 }
 
 #endif /* RNBD_TRS_PROTO_H */

@@ -34,6 +34,7 @@
 #include <linux/socket.h>
 #include <linux/dma-direction.h>
 #include <linux/scatterlist.h>
+#include <rnbd/trs-proto.h>	/* TRS_HOSTNAME_LEN, TRS_KEY_* */
 
 #define TRS_DEFAULT_PORT	1234
 
@@ -72,14 +73,22 @@ enum trs_clt_event {
 };
 
 /**
- * struct trs_clt_ops - user callbacks of a client session
- * @priv: passed back to @event
+ * struct trs_clt_ops - user callbacks and settings of a client session
+ * @priv: passed back to @event and @get_key
  * @event: session event; called from a workqueue, one at a time, may
  *	sleep, but must not wait for requests of the session to complete
+ * @hostname: the client's host name its paths send (1..63 characters of
+ *	[A-Za-z0-9._:-]), copied at open; NULL or "": the node name
+ * @get_key: the host's key for a path's connect: copies it to @key
+ *	(TRS_KEY_MAX bytes) and returns its length (TRS_KEY_MIN..
+ *	TRS_KEY_MAX), 0 if the host has none, or a negative errno.  Called
+ *	at every connect of a path, in process context; may be NULL.
  */
 struct trs_clt_ops {
-	void	*priv;
-	void	(*event)(void *priv, enum trs_clt_event ev);
+	void		*priv;
+	void		(*event)(void *priv, enum trs_clt_event ev);
+	const char	*hostname;
+	int		(*get_key)(void *priv, u8 *key);
 };
 
 /**
@@ -193,23 +202,37 @@ struct trs_srv_req {
  *	lives until the last one is.  Process context.
  * @request: a request arrived; the user must answer it exactly once
  *	with trs_srv_resp(), from any context.  Process context.
+ * @host_key: a path's HELLO named @host and the id of its key (NULL: the
+ *	client has none): copy the host's key with that id to @key
+ *	(TRS_KEY_MAX bytes) and return its length (TRS_KEY_MIN..
+ *	TRS_KEY_MAX); 0: the host has no key and is served without
+ *	authentication; -EACCES: the host may not connect; -EKEYREJECTED:
+ *	the host has keys, none with that id.  NULL: no host has a key.
+ *	Process context.
  */
 struct trs_srv_ops {
 	int	(*sess_open)(struct trs_srv_sess *sess, void **priv);
 	void	(*sess_close)(struct trs_srv_sess *sess, void *priv);
 	void	(*request)(void *priv, struct trs_srv_req *req);
+	int	(*host_key)(const char *host, const u8 *key_id, u8 *key);
 };
 
 struct trs_srv_ctx *trs_srv_open(const struct trs_srv_ops *ops, u16 port);
 void trs_srv_close(struct trs_srv_ctx *ctx);
 void trs_srv_resp(struct trs_srv_req *req, int status, u32 len);
 const char *trs_srv_sess_name(struct trs_srv_sess *sess);
+const char *trs_srv_sess_hostname(struct trs_srv_sess *sess);
+void trs_srv_sess_key_id(struct trs_srv_sess *sess, u8 *id);
 void trs_srv_sess_close(struct trs_srv_sess *sess, const char *why);
 bool trs_srv_sess_notify(struct trs_srv_sess *sess);
 
 /* ------------------------------------------------------------------ */
-/* addresses ("ip:10.9.0.1", "ip:fe80::1%eth0"), rnbd_trs_core        */
+/* host names, keys and addresses ("ip:10.9.0.1", "ip:fe80::1%eth0"),   */
+/* rnbd_trs_core                                                       */
 /* ------------------------------------------------------------------ */
+
+bool trs_hostname_ok(const char *name);
+int trs_key_id(const u8 *key, unsigned int klen, u8 *id);
 
 int trs_addr_parse(const char *str, struct sockaddr_storage *addr);
 int trs_addr_print(const struct sockaddr *addr, char *buf, size_t len);
