@@ -5,8 +5,9 @@
 #       granted, kernel-internal errnos (in replies and in rejects), accept
 #       data and chunk tables that lie, heartbeats that stop (noticed after
 #       a heartbeat_timeout_sec of 4 s), OPEN answers that lie or never
-#       come, a re-OPEN
-#       refused: each map fails with the right errno, or each IO with EIO,
+#       come, a re-OPEN refused, and (TRS_CAP_AUTH) a proof of another key,
+#       none, or no exchange at all to a client that has a key:
+#       each map fails with the right errno, or each IO with EIO,
 #       or the session reconnects and the IO completes with the right data;
 #       nothing hangs, unmap and unload work
 # boot: shared
@@ -227,4 +228,37 @@ expect_eq "reopen-errno: map" "$(map hs-re)" OK
 dev=$(dev_of hs-re)
 wait_log "opening /hostile@hs-re again failed" 60
 read_fails "$dev" 4096
+stop
+
+# -- a server that cannot prove it knows this host's key (TRS_CAP_AUTH):
+# a client with a key maps nothing from it, and says why
+CCTL=/sys/class/rnbd-client/ctl
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' | sed 's/^/rnbd:/' >/tmp/hs-key
+cp /tmp/hs-key $CCTL/host_key || die "client host_key"
+start auth-wrong-key
+expect_eq "auth-wrong-key: map" "$(map hs-awk)" EKEYREJECTED
+wait_log "hs-awk: the server's proof for host .* does not verify: refused" 10
+stop
+start auth-keyless
+expect_eq "auth-keyless: map with a key" "$(map hs-akl)" EKEYREJECTED
+wait_log "hs-akl: the server does not authenticate host .*, which has a key: refused" 10
+stop
+# one that does not even speak TRS_CAP_AUTH
+start honest
+expect_eq "honest: map with a key" "$(map hs-hk)" EKEYREJECTED
+wait_log "hs-hk: the server does not authenticate, and host .* has a key: refused" 10
+stop
+# without a key, a server that has none for the host serves it
+echo none >$CCTL/host_key
+start auth-keyless
+expect_eq "auth-keyless: map without a key" "$(map hs-ak0)" OK
+# the tool prints a session's lies when the session ends
+r=$(sysfs_write "/sys/block/$(dev_of hs-ak0)/rnbd/unmap_device" normal)
+[ "$r" = OK ] || die "auth-keyless: unmap: $r"
+i=0
+until grep -q "HELLO of host .*: CHALLENGE without a proof" "$out/hostile-srv-auth-keyless.log"; do
+	i=$((i + 1))
+	[ $i -lt $((100 * S)) ] || die "auth-keyless: no HELLO: $(tail -3 "$out/hostile-srv-auth-keyless.log")"
+	sleep 0.1
+done
 stop

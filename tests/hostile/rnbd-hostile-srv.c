@@ -65,6 +65,7 @@ enum wr_kind {
 	WR_LIE,		/* a reply that lies */
 	WR_TABLE,
 	WR_HB,		/* our heartbeat */
+	WR_AUTH,	/* a message of TRS_CAP_AUTH, either way */
 };
 
 #define WR_ID(kind, slot)	((uint64_t)(kind) << 32 | (uint32_t)(slot))
@@ -119,6 +120,9 @@ enum mode {
 	M_REOPEN_SLOW,
 	/* device size */
 	M_INFO_SLOW,
+	/* the exchange of TRS_CAP_AUTH */
+	M_AUTH_WRONG_KEY,
+	M_AUTH_KEYLESS,
 	NR_MODES
 };
 
@@ -165,6 +169,8 @@ static const struct {
 	[M_REOPEN_ERRNO]	= { "reopen-errno", "odd sessions: honest, dropped 2 s after their first OPEN; even ones: OPEN answered with ECONNRESET (or --errno)" },
 	[M_REOPEN_SLOW]		= { "reopen-slow", "SIGUSR1 drops every session; each OPEN of a later session answered after --delay-ms" },
 	[M_INFO_SLOW]		= { "info-slow", "heartbeats with TRS_CAP_NOTICE; SIGUSR1: the next one carries TRS_HB_NOTICE; each INFO answered after --delay-ms" },
+	[M_AUTH_WRONG_KEY]	= { "auth-wrong-key", "grant TRS_CAP_AUTH; CHALLENGE with a proof made with another key than the host's" },
+	[M_AUTH_KEYLESS]	= { "auth-keyless", "grant TRS_CAP_AUTH; CHALLENGE without a proof, as for a host without a key" },
 };
 
 #define M_CYCLE		NR_MODES	/* --mode cycle */
@@ -287,6 +293,9 @@ struct sess {
 	bool			table_sent;
 	bool			hb;		/* heartbeats granted */
 	bool			slot_gen;	/* TRS_CAP_SLOT_GEN granted */
+	bool			auth;		/* TRS_CAP_AUTH granted */
+	unsigned int		auth_msgs;	/* HELLO, PROOF received */
+	size_t			auth_off;	/* their buffers, and ours */
 	uint64_t		hb_rx;
 
 	bool			closing;
@@ -682,7 +691,8 @@ static int sess_dev_init(struct sess *s)
 	s->ctl_len = 4096 + ((sizeof(struct trs_msg_chunks) +
 			      (size_t)(s->qd + 1) * sizeof(struct trs_chunk_desc)
 			      + 4095) & ~(size_t)4095);
-	s->buf_len = s->ctl_off + s->ctl_len;
+	s->auth_off = s->ctl_off + s->ctl_len;
+	s->buf_len = s->auth_off + 4096;
 	if (posix_memalign((void **)&s->buf, 4096, s->buf_len)) {
 		s->buf = NULL;
 		errno = ENOMEM;
@@ -707,7 +717,7 @@ static int conn_init(struct sess *s, unsigned int idx, struct rdma_cm_id *id)
 	struct conn *c = &s->conns[idx];
 	struct ibv_qp_init_attr attr = {};
 	unsigned int recvs = s->qd + 1 + (!idx && s->hb ? TRS_HB_RECVS : 0);
-	unsigned int i;
+	unsigned int i, auth = !idx && s->auth ? 2 : 0;
 
 	c->sess = s;
 	c->idx = idx;
@@ -723,13 +733,28 @@ static int conn_init(struct sess *s, unsigned int idx, struct rdma_cm_id *id)
 	attr.recv_cq = c->cq;
 	attr.qp_type = IBV_QPT_RC;
 	attr.cap.max_send_wr = c->sq_max;
-	attr.cap.max_recv_wr = recvs + 1;
+	attr.cap.max_recv_wr = recvs + auth + 1;
 	attr.cap.max_send_sge = 1;
 	attr.cap.max_recv_sge = 1;
 	if (rdma_create_qp(id, s->pd, &attr))
 		return -1;
 	c->id = id;
 	id->context = c;
+	/* HELLO and PROOF land in the first two receives */
+	for (i = 0; i < auth; i++) {
+		struct ibv_sge sge = {
+			.addr	= (uintptr_t)(s->buf + s->auth_off + 256 * i),
+			.length	= 256,
+			.lkey	= s->mr->lkey,
+		};
+		struct ibv_recv_wr wr = {
+			.wr_id = WR_ID(WR_AUTH, i), .sg_list = &sge, .num_sge = 1,
+		}, *bad;
+
+		errno = ibv_post_recv(id->qp, &wr, &bad);
+		if (errno)
+			return -1;
+	}
 	for (i = 0; i < recvs; i++) {
 		errno = post_recv(c);
 		if (errno)
@@ -859,13 +884,16 @@ static void on_connect0(struct rdma_cm_id *id, const struct trs_msg_conn_req *re
 	/* as the kernel server: granted when asked */
 	s->slot_gen = !opt.no_slot_gen &&
 		      (s->client_caps & TRS_CAP_SLOT_GEN);
+	s->auth = (s->mode == M_AUTH_WRONG_KEY || s->mode == M_AUTH_KEYLESS) &&
+		  (s->client_caps & TRS_CAP_AUTH);
 	s->rsp = (struct trs_msg_conn_rsp) {
 		.magic		= htole16(TRS_MAGIC),
 		.ver_major	= TRS_PROTO_VER_MAJOR,
 		.ver_minor	= TRS_PROTO_VER_MINOR,
 		.caps		= htole32((s->hb ? TRS_CAP_HEARTBEAT : 0) |
 					  (s->notice_on ? TRS_CAP_NOTICE : 0) |
-					  (s->slot_gen ? TRS_CAP_SLOT_GEN : 0)),
+					  (s->slot_gen ? TRS_CAP_SLOT_GEN : 0) |
+					  (s->auth ? TRS_CAP_AUTH : 0)),
 		.queue_depth	= htole16((uint16_t)s->qd),
 		.max_segments	= htole16((uint16_t)(s->max_io_size / 4096 + 1)),
 		.max_io_size	= htole32(s->max_io_size),
@@ -1352,6 +1380,61 @@ static void on_recv(struct conn *c, const struct ibv_wc *wc)
 	serve(s, &r);
 }
 
+/*
+ * HELLO: the CHALLENGE of the mode, with a proof that no key of the
+ * client's verifies (auth-wrong-key) or none (auth-keyless); PROOF: noted,
+ * and the session goes on as an honest one.
+ */
+static void on_auth(struct sess *s, const struct ibv_wc *wc)
+{
+	struct trs_msg_hello *h = (void *)(s->buf + s->auth_off);
+	struct trs_msg_challenge *ch = (void *)(s->buf + s->auth_off + 512);
+	struct conn *c = &s->conns[0];
+	struct ibv_sge sge = {
+		.addr	= (uintptr_t)ch,
+		.length	= sizeof(*ch),
+		.lkey	= s->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id		= WR_ID(WR_AUTH, 2),
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.opcode		= IBV_WR_SEND,
+		.send_flags	= IBV_SEND_SIGNALED,
+	}, *bad;
+	char host[TRS_HOSTNAME_LEN + 1] = "";
+	int err;
+
+	if (s->auth_msgs++) {
+		say(s, "PROOF of %u bytes", wc->byte_len);
+		return;
+	}
+	if (wc->byte_len != sizeof(*h) || le16toh(h->type) != TRS_MSG_HELLO) {
+		sess_fail(s, "not a HELLO: %u bytes", wc->byte_len);
+		return;
+	}
+	memcpy(host, h->hostname, TRS_HOSTNAME_LEN);
+	memset(ch, 0, sizeof(*ch));
+	ch->magic = htole16(TRS_MAGIC);
+	ch->type = htole16(TRS_MSG_CHALLENGE);
+	rnd_bytes(ch->nonce, sizeof(ch->nonce));
+	if (s->mode == M_AUTH_WRONG_KEY) {
+		ch->flags = htole16(TRS_CHAL_F_KEY);
+		rnd_bytes(ch->mac, sizeof(ch->mac));
+	}
+	err = ibv_post_send(c->id->qp, &wr, &bad);
+	if (err) {
+		sess_fail(s, "posting the CHALLENGE failed: %s", strerror(err));
+		return;
+	}
+	c->sq_out++;
+	lie(s, "auth", 0, "HELLO of host %s%s: CHALLENGE %s", host,
+	    h->key_id[0] || memcmp(h->key_id, h->key_id + 1, TRS_KEY_ID_LEN - 1) ?
+	    " (with a key)" : "",
+	    s->mode == M_AUTH_WRONG_KEY ? "with a proof of another key" :
+	    "without a proof");
+}
+
 static void on_wc(struct conn *c, const struct ibv_wc *wc)
 {
 	struct sess *s = c->sess;
@@ -1362,7 +1445,8 @@ static void on_wc(struct conn *c, const struct ibv_wc *wc)
 		[WR_HB] = "heartbeat",
 	};
 
-	if (kind != WR_RECV && c->sq_out)
+	if (kind != WR_RECV && !(kind == WR_AUTH && WR_SLOT(wc->wr_id) < 2) &&
+	    c->sq_out)
 		c->sq_out--;
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (s->closing)
@@ -1385,6 +1469,8 @@ static void on_wc(struct conn *c, const struct ibv_wc *wc)
 		return;
 	if (kind == WR_RECV) {
 		on_recv(c, wc);
+	} else if (kind == WR_AUTH && WR_SLOT(wc->wr_id) < 2) {
+		on_auth(s, wc);
 	} else if (kind == WR_TABLE) {
 		table_done_lie(s);
 	} else if (kind == WR_HB) {

@@ -48,6 +48,7 @@ static struct {
 	bool verbose;
 	int flood_qd;
 	int race_sessions;
+	const char *auth_host;
 } opt = {
 	.port = TRS_DEFAULT_PORT,
 	.rounds = 1,
@@ -456,6 +457,8 @@ static void mark_closed(struct hsess *s)
 	s->closed = true;
 }
 
+static bool auth_take(struct hsess *s, uint32_t len);
+
 /* Take every completion of connection @c. */
 static void cq_pump(struct hconn *c)
 {
@@ -487,7 +490,8 @@ static void cq_pump(struct hconn *c)
 				post_recv(c);
 			if (w->opcode == IBV_WC_RECV &&
 			    !(w->wc_flags & IBV_WC_WITH_IMM)) {
-				parse_table(s, w->byte_len);
+				if (!auth_take(s, w->byte_len))
+					parse_table(s, w->byte_len);
 				continue;
 			}
 			imm = ntohl(w->imm_data);
@@ -3566,6 +3570,8 @@ static void grp_join_race(void)
 			end_case(c_join_race(i + 1));
 }
 
+#include "auth.c"
+
 struct group {
 	const char *name;
 	void (*run)(void);
@@ -3583,6 +3589,9 @@ static const struct group groups[] = {
 	{ "idle", grp_idle, false, "sessions that say nothing", false },
 	{ "join-race", grp_join_race, false,
 	  "paths joining a session the server closes (named only)", true },
+	{ "auth", grp_auth, false,
+	  "the exchange of TRS_CAP_AUTH, with --auth-host and --auth-key (named only)",
+	  true },
 };
 
 #define NR_GROUPS	((int)(ARRAY_SIZE(groups)))
@@ -3600,6 +3609,7 @@ static void print_usage(FILE *f)
 		"                    [--rounds N] [--device PATH] [--flood-scale N]\n"
 		"                    [--flood-qd N] [--idle-wait SEC] [--race-sessions N]\n"
 		"                    [--timeout MS] [--verbose]\n"
+		"                    [--auth-host NAME --auth-key rnbd:HEX]\n"
 		"       rnbd-hostile --list\n"
 		"A hostile client of the rnbd server: sends malformed input of every kind\n"
 		"and prints what the server did with each.  See tests/hostile/README.\n"
@@ -3635,6 +3645,8 @@ int main(int argc, char **argv)
 		{ "flood-qd",	 required_argument, NULL, 'q' },
 		{ "idle-wait",	 required_argument, NULL, 'i' },
 		{ "race-sessions", required_argument, NULL, 'R' },
+		{ "auth-host",	 required_argument, NULL, 'H' },
+		{ "auth-key",	 required_argument, NULL, 'K' },
 		{ "timeout",	 required_argument, NULL, 't' },
 		{ "list",	 no_argument,	    NULL, 'l' },
 		{ "verbose",	 no_argument,	    NULL, 'v' },
@@ -3694,6 +3706,23 @@ int main(int argc, char **argv)
 		case 't':
 			opt.timeout_ms = parse_num(optarg, "timeout", 100,
 						   600000);
+			break;
+		case 'H':
+			opt.auth_host = optarg;
+			break;
+		case 'K':
+			cl = optarg + (strncmp(optarg, "rnbd:", 5) ? 0 : 5);
+			auth_klen = strlen(cl) / 2;
+			if (strlen(cl) % 2 || auth_klen < TRS_KEY_MIN ||
+			    auth_klen > TRS_KEY_MAX) {
+				fprintf(stderr, "rnbd-hostile: bad --auth-key\n");
+				return 2;
+			}
+			for (g = 0; g < (int)auth_klen; g++)
+				if (sscanf(cl + 2 * g, "%2hhx", &auth_key[g]) != 1) {
+					fprintf(stderr, "rnbd-hostile: bad --auth-key\n");
+					return 2;
+				}
 			break;
 		case 'l':
 			list = true;

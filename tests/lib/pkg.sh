@@ -119,6 +119,13 @@ pkg_use() {
 	done
 	kmsg "pkg_use: null_blk"
 	nb=$(nullb_create nullb0 64)
+	# secure by default: the package's server exports nothing
+	expect_eq "the package's exports mode" \
+		"$(cat /sys/module/rnbd_server/parameters/exports)" listed
+	expect_eq "a map of nothing exported" \
+		"$(sysfs_write "$MAP_CTL" "sessname=pkg0 path=ip:$RXE_ADDR device_path=$nb")" EACCES
+	kmsg "pkg_use: export"
+	/usr/sbin/rnbdctl export add "$nb" || die "rnbdctl export add $nb"
 	kmsg "pkg_use: map"
 	dev=$(map_dev pkg "$nb")
 	expect_eq "size in sectors" "$(cat "/sys/block/$dev/size")" $((64 * 2048))
@@ -130,6 +137,7 @@ pkg_use() {
 	kmsg "pkg_use: unmap"
 	unmap_dev "$dev"
 	[ ! -e "/sys/block/$dev" ] || die "$dev still there after unmap"
+	/usr/sbin/rnbdctl export remove "$nb" || die "rnbdctl export remove $nb"
 	unload_rnbd
 	nullb_destroy_all
 	teardown_rxe
