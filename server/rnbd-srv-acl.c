@@ -446,8 +446,9 @@ wipe:
 	return err;
 }
 
-static ssize_t host_key_store(struct device *dev, struct device_attribute *attr,
-			      const char *buf, size_t count)
+/* A command written to a ctl file, which may hold a key: wiped after. */
+static ssize_t rnbd_srv_acl_store(const char *buf, size_t count,
+				  int (*cmd)(char *buf))
 {
 	char *str;
 	int err;
@@ -455,9 +456,15 @@ static ssize_t host_key_store(struct device *dev, struct device_attribute *attr,
 	str = kstrndup(buf, count, GFP_KERNEL);
 	if (!str)
 		return -ENOMEM;
-	err = rnbd_srv_host_key_cmd(strim(str));
+	err = cmd(strim(str));
 	kfree_sensitive(str);
 	return err ?: count;
+}
+
+static ssize_t host_key_store(struct device *dev, struct device_attribute *attr,
+			      const char *buf, size_t count)
+{
+	return rnbd_srv_acl_store(buf, count, rnbd_srv_host_key_cmd);
 }
 static DEVICE_ATTR_WO(host_key);
 
@@ -572,15 +579,7 @@ static int rnbd_srv_exports_cmd(char *buf)
 static ssize_t exports_store(struct device *dev, struct device_attribute *attr,
 			     const char *buf, size_t count)
 {
-	char *str;
-	int err;
-
-	str = kstrndup(buf, count, GFP_KERNEL);
-	if (!str)
-		return -ENOMEM;
-	err = rnbd_srv_exports_cmd(strim(str));
-	kfree(str);
-	return err ?: count;
+	return rnbd_srv_acl_store(buf, count, rnbd_srv_exports_cmd);
 }
 static DEVICE_ATTR_RW(exports);
 

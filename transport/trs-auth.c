@@ -11,6 +11,9 @@
 #include <crypto/hash.h>
 #include <linux/ctype.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rnbd/fault-inject.h>
 #include "trs-core.h"
 
 /*
@@ -199,3 +202,73 @@ void trs_auth_addr(const struct sockaddr_storage *addr, u8 *out)
 	}
 }
 EXPORT_SYMBOL_GPL(trs_auth_addr);
+
+/**
+ * trs_auth_buf_alloc() - a zeroed buffer of the exchange, DMA-mapped
+ * @dev: the path's RDMA device
+ * @len: its size
+ * @dir: DMA_TO_DEVICE for what is sent, DMA_FROM_DEVICE for what is
+ *	received
+ * @dma: out: its DMA address
+ *
+ * Return: the buffer, or NULL (-ENOMEM): nothing to free.  Process context.
+ */
+void *trs_auth_buf_alloc(struct ib_device *dev, size_t len,
+			 enum dma_data_direction dir, u64 *dma)
+{
+	void *buf = TRS_FI(kzalloc(len, GFP_KERNEL), NULL);
+
+	if (!buf)
+		return NULL;
+	*dma = ib_dma_map_single(dev, buf, len, dir);
+	if (ib_dma_mapping_error(dev, *dma)) {
+		kfree(buf);
+		return NULL;
+	}
+	return buf;
+}
+EXPORT_SYMBOL_GPL(trs_auth_buf_alloc);
+
+/**
+ * trs_auth_buf_free() - undo trs_auth_buf_alloc()
+ * @dev: the path's RDMA device
+ * @buf: the buffer, or NULL
+ * @len: its size
+ * @dir: its direction
+ * @dma: its DMA address
+ */
+void trs_auth_buf_free(struct ib_device *dev, void *buf, size_t len,
+		       enum dma_data_direction dir, u64 dma)
+{
+	if (!buf)
+		return;
+	ib_dma_unmap_single(dev, dma, len, dir);
+	kfree_sensitive(buf);
+}
+EXPORT_SYMBOL_GPL(trs_auth_buf_free);
+
+/**
+ * trs_auth_send() - post a signaled SEND of a message of the exchange
+ * @qp: connection 0's QP; the caller holds what guards its posts
+ * @cqe: the send completion
+ * @dma: the message's DMA address, synced for the device
+ * @len: its length
+ * @lkey: the PD's local DMA lkey
+ *
+ * Return: 0 or ib_post_send()'s error.
+ */
+int trs_auth_send(struct ib_qp *qp, struct ib_cqe *cqe, u64 dma, u32 len,
+		  u32 lkey)
+{
+	struct ib_sge sge = { .addr = dma, .length = len, .lkey = lkey };
+	struct ib_send_wr wr = {
+		.opcode		= IB_WR_SEND,
+		.wr_cqe		= cqe,
+		.sg_list	= &sge,
+		.num_sge	= 1,
+		.send_flags	= IB_SEND_SIGNALED,
+	};
+
+	return ib_post_send(qp, &wr, NULL);
+}
+EXPORT_SYMBOL_GPL(trs_auth_send);

@@ -95,16 +95,9 @@ static int trs_clt_auth_post(struct trs_clt_path *path, size_t off, u32 len,
 	struct trs_clt_conn *conn = &path->conns[0];
 	struct trs_clt_auth *auth = path->auth;
 	struct ib_sge sge = {
-		.addr	= send ? auth->out_dma + off : auth->chal_dma,
+		.addr	= auth->chal_dma,
 		.length	= len,
 		.lkey	= path->pd->local_dma_lkey,
-	};
-	struct ib_send_wr swr = {
-		.opcode		= IB_WR_SEND,
-		.wr_cqe		= &auth->send_cqe,
-		.sg_list	= &sge,
-		.num_sge	= 1,
-		.send_flags	= IB_SEND_SIGNALED,
 	};
 	struct ib_recv_wr rwr = {
 		.wr_cqe		= &auth->recv_cqe,
@@ -124,7 +117,9 @@ static int trs_clt_auth_post(struct trs_clt_path *path, size_t off, u32 len,
 	if (conn->dead)
 		err = -ENOTCONN;
 	else if (send)
-		err = ib_post_send(conn->cm_id->qp, &swr, NULL);
+		err = trs_auth_send(conn->cm_id->qp, &auth->send_cqe,
+				    auth->out_dma + off, len,
+				    path->pd->local_dma_lkey);
 	else
 		err = ib_post_recv(conn->cm_id->qp, &rwr, NULL);
 	spin_unlock_irq(&conn->lock);
@@ -208,24 +203,12 @@ int trs_clt_auth_start(struct trs_clt_path *path)
 	err = trs_clt_auth_init(path, auth);
 	if (err)
 		return err;
-	auth->out = TRS_FI(kzalloc(sizeof(*auth->out), GFP_KERNEL), NULL);
-	auth->chal = TRS_FI(kzalloc(sizeof(*auth->chal), GFP_KERNEL), NULL);
+	auth->out = trs_auth_buf_alloc(path->ibdev, sizeof(*auth->out),
+				       DMA_TO_DEVICE, &auth->out_dma);
+	auth->chal = trs_auth_buf_alloc(path->ibdev, sizeof(*auth->chal),
+					DMA_FROM_DEVICE, &auth->chal_dma);
 	if (!auth->out || !auth->chal)
 		return -ENOMEM;
-	auth->out_dma = ib_dma_map_single(path->ibdev, auth->out,
-					  sizeof(*auth->out), DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(path->ibdev, auth->out_dma)) {
-		auth->out_dma = 0;
-		return -ENOMEM;
-	}
-	auth->chal_dma = ib_dma_map_single(path->ibdev, auth->chal,
-					   sizeof(*auth->chal),
-					   DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(path->ibdev, auth->chal_dma)) {
-		auth->chal_dma = 0;
-		return -ENOMEM;
-	}
-
 	hello = &auth->out->hello;
 	hello->magic = cpu_to_le16(TRS_MAGIC);
 	hello->type = cpu_to_le16(TRS_MSG_HELLO);
@@ -369,14 +352,10 @@ void trs_clt_auth_free(struct trs_clt_path *path)
 
 	if (!auth)
 		return;
-	if (auth->out_dma)
-		ib_dma_unmap_single(path->ibdev, auth->out_dma,
-				    sizeof(*auth->out), DMA_TO_DEVICE);
-	if (auth->chal_dma)
-		ib_dma_unmap_single(path->ibdev, auth->chal_dma,
-				    sizeof(*auth->chal), DMA_FROM_DEVICE);
-	kfree(auth->out);
-	kfree(auth->chal);
+	trs_auth_buf_free(path->ibdev, auth->out, sizeof(*auth->out),
+			  DMA_TO_DEVICE, auth->out_dma);
+	trs_auth_buf_free(path->ibdev, auth->chal, sizeof(*auth->chal),
+			  DMA_FROM_DEVICE, auth->chal_dma);
 	kfree_sensitive(auth);
 	path->auth = NULL;
 }

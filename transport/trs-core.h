@@ -140,6 +140,12 @@ int trs_auth_token(const u8 *key, unsigned int klen, const struct trs_auth *a,
 		   u16 idx, u8 *token);
 bool trs_auth_equal(const u8 *a, const u8 *b, size_t len);
 void trs_auth_addr(const struct sockaddr_storage *addr, u8 *out);
+void *trs_auth_buf_alloc(struct ib_device *dev, size_t len,
+			 enum dma_data_direction dir, u64 *dma);
+void trs_auth_buf_free(struct ib_device *dev, void *buf, size_t len,
+		       enum dma_data_direction dir, u64 dma);
+int trs_auth_send(struct ib_qp *qp, struct ib_cqe *cqe, u64 dma, u32 len,
+		  u32 lkey);
 
 static inline bool trs_is_zero(const void *p, size_t len)
 {

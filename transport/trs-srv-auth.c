@@ -175,25 +175,14 @@ static int trs_srv_auth_send(struct trs_srv_path *path, size_t off, u32 len)
 {
 	struct trs_srv_auth *auth = path->auth;
 	struct trs_srv_conn *conn = auth->conn;
-	struct ib_sge sge = {
-		.addr	= auth->out_dma + off,
-		.length	= len,
-		.lkey	= path->pd->local_dma_lkey,
-	};
-	struct ib_send_wr swr = {
-		.opcode		= IB_WR_SEND,
-		.wr_cqe		= &auth->send_cqe,
-		.sg_list	= &sge,
-		.num_sge	= 1,
-		.send_flags	= IB_SEND_SIGNALED,
-	};
 	int err;
 
 	ib_dma_sync_single_for_device(path->ibdev, auth->out_dma,
 				      sizeof(*auth->out), DMA_TO_DEVICE);
 	spin_lock_irq(&conn->lock);
 	err = conn->dead ? -ENOTCONN :
-	      ib_post_send(conn->cm_id->qp, &swr, NULL);
+	      trs_auth_send(conn->cm_id->qp, &auth->send_cqe,
+			    auth->out_dma + off, len, path->pd->local_dma_lkey);
 	spin_unlock_irq(&conn->lock);
 	return err;
 }
@@ -400,22 +389,12 @@ int trs_srv_auth_prepare(struct trs_srv_path *path, struct rdma_cm_id *cm_id)
 	auth->a.conn_cnt = path->conn_cnt;
 	trs_auth_addr(&cm_id->route.addr.dst_addr, auth->a.clt_addr);
 	trs_auth_addr(&cm_id->route.addr.src_addr, auth->a.srv_addr);
-	auth->in = TRS_FI(kzalloc(sizeof(*auth->in), GFP_KERNEL), NULL);
-	auth->out = TRS_FI(kzalloc(sizeof(*auth->out), GFP_KERNEL), NULL);
+	auth->in = trs_auth_buf_alloc(path->ibdev, sizeof(*auth->in),
+				      DMA_FROM_DEVICE, &auth->in_dma);
+	auth->out = trs_auth_buf_alloc(path->ibdev, sizeof(*auth->out),
+				       DMA_TO_DEVICE, &auth->out_dma);
 	if (!auth->in || !auth->out)
 		return -ENOMEM;
-	auth->in_dma = ib_dma_map_single(path->ibdev, auth->in,
-					 sizeof(*auth->in), DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(path->ibdev, auth->in_dma)) {
-		auth->in_dma = 0;
-		return -ENOMEM;
-	}
-	auth->out_dma = ib_dma_map_single(path->ibdev, auth->out,
-					  sizeof(*auth->out), DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(path->ibdev, auth->out_dma)) {
-		auth->out_dma = 0;
-		return -ENOMEM;
-	}
 	wr.wr_cqe = &auth->recv_cqe;
 	sge.lkey = path->pd->local_dma_lkey;
 	for (i = 0; i < 2 && !err; i++) {
@@ -451,14 +430,10 @@ void trs_srv_auth_free(struct trs_srv_path *path)
 	if (!auth)
 		return;
 	cancel_work_sync(&auth->work);
-	if (auth->in_dma)
-		ib_dma_unmap_single(path->ibdev, auth->in_dma,
-				    sizeof(*auth->in), DMA_FROM_DEVICE);
-	if (auth->out_dma)
-		ib_dma_unmap_single(path->ibdev, auth->out_dma,
-				    sizeof(*auth->out), DMA_TO_DEVICE);
-	kfree(auth->in);
-	kfree(auth->out);
+	trs_auth_buf_free(path->ibdev, auth->in, sizeof(*auth->in),
+			  DMA_FROM_DEVICE, auth->in_dma);
+	trs_auth_buf_free(path->ibdev, auth->out, sizeof(*auth->out),
+			  DMA_TO_DEVICE, auth->out_dma);
 	kfree_sensitive(auth);
 	path->auth = NULL;
 }

@@ -175,9 +175,6 @@ echo "remove $nbB" >$SCTL/exports || die "export remove"
 expect_eq "exports left" "$(cat $SCTL/exports)" ""
 echo all >/sys/module/rnbd_server/parameters/exports
 echo "" >$HN
-i=0
-until [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ]; do
-	i=$((i + 1)); [ $i -lt $((300 * S)) ] || die "client sessions left"; sleep 0.1
-done
+client_sessions_gone 30
 unload_rnbd
 true

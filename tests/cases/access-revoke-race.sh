@@ -66,9 +66,6 @@ unmap_dev "$dev"
 unmap_dev "$dev0"
 echo "remove $nb0" >$SCTL/exports || die "export remove"
 echo all >/sys/module/rnbd_server/parameters/exports
-i=0
-until [ -z "$(ls /sys/class/rtrs-client/ 2>/dev/null)" ]; do
-	i=$((i + 1)); [ $i -lt $((300 * S)) ] || die "client sessions left"; sleep 0.1
-done
+client_sessions_gone 30
 unload_rnbd
 true
