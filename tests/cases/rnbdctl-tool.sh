@@ -95,12 +95,15 @@ read -r _ srb _ swb _ <"$sp/$spname/stats/rdma"
 FXS=$FX/sessions/$ssess
 expect_eq "file: session's mapping_path, access_mode, read_only" \
 	"$(cat "$FXS/mapping_path") $(cat "$FXS/access_mode") $(cat "$FXS/read_only")" "$F rw 0"
-expect_eq "list, exports" "$(awk '$1 ~ /^nullb/ { print $1, $2, $3, $4, NF }' /tmp/ctl.out)" \
-	"nullb1 $ssess $nb1 rw 4
-nullb2 $ssess $nb2 ro 4"
-expect_eq "list, file exports" "$(awk -v f="$F" '$1 == f { print $2, $3, $4, $5, NF }' /tmp/ctl.out)" \
-	"$ssess $F rw $fmode 5"
-grep -qx 'FILE  *SESSION  *MAPPING PATH  *ACCESS  *IO MODE' /tmp/ctl.out ||
+# the host the client gave (its node name here) in the HOST column
+shost=$(cat /sys/class/rtrs-server/$ssess/hostname)
+[ -n "$shost" ] || die "the server session has no host name"
+expect_eq "list, exports" "$(awk '$1 ~ /^nullb/ { print $1, $2, $3, $4, $5, NF }' /tmp/ctl.out)" \
+	"nullb1 $ssess $shost $nb1 rw 5
+nullb2 $ssess $shost $nb2 ro 5"
+expect_eq "list, file exports" "$(awk -v f="$F" '$1 == f { print $2, $3, $4, $5, $6, NF }' /tmp/ctl.out)" \
+	"$ssess $shost $F rw $fmode 6"
+grep -qx 'FILE  *SESSION  *HOST  *MAPPING PATH  *ACCESS  *IO MODE' /tmp/ctl.out ||
 	die "list: no header of the file exports: $(cat /tmp/ctl.out)"
 ctl 0 list --json
 json '(d["version"], sorted(i["devname"] for i in d["imports"]))' "(1, ['$dev1', '$dev2', '$dev3'])" \
@@ -162,9 +165,9 @@ json "${checks[@]}"
 ctl 0 show
 out_has "session $S (outgoing): connected, 1/1 paths connected policy round-robin"
 out_has "  path $pname: connected, $RXE_DEV port 1"
-out_has "session $ssess (incoming): connected, 1/1 paths connected"
+out_has "session $ssess (incoming): connected, 1/1 paths connected, host $shost"
 expect_eq "show, file exports" "$(sed -n '/^server file exports:$/,/^server sessions:$/p' /tmp/ctl.out |
-	awk -v f="$F" '$1 == f { print $2, $3, $4, $5, NF }')" "$ssess $F rw $fmode 5"
+	awk -v f="$F" '$1 == f { print $2, $3, $4, $5, $6, NF }')" "$ssess $shost $F rw $fmode 6"
 ctl 0 show "/dev/$dev2" --json
 json '[(i["devname"], i["mapping_path"]) for i in d["imports"]]' "[('$dev2', '$nb2')]" \
 	'"outgoing sessions" in d' False
