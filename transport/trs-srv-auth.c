@@ -9,10 +9,11 @@
  * user for the host's key, answers the CHALLENGE (with the server's proof
  * if the host has a key) and, at the PROOF, checks the client's.  Until
  * then the path is not opened, whatever connections it has: the open
- * work waits for trs_srv_auth_done(), and connections 1..N-1 join only
+ * work waits for trs_srv_auth_state(), and connections 1..N-1 join only
  * with the token of the exchange.  A refused path is closed a second
  * later (the client sees the refusal first), and the refusal counts
- * against its address (trs_srv_auth_admit()).
+ * against its address (trs_srv_auth_admit()).  The session's host name
+ * and proved key live here too (trs_srv_sess_authenticated()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -223,6 +224,87 @@ static void trs_srv_auth_refuse(struct trs_srv_path *path, int status,
 		mod_delayed_work(trs_srv_setup_wq, &path->setup_work, HZ);
 	spin_unlock_irq(&path->lock);
 }
+
+/**
+ * trs_srv_sess_host_ok() - may a path of @host join @sess?
+ * @sess: the session
+ * @host: the name its path's HELLO gave
+ *
+ * Every path of a session is of one host, whatever key it knows: the
+ * first whose exchange succeeds names it (trs_srv_sess_authenticated()).
+ *
+ * Return: true if the session has no host yet, or it is @host.
+ */
+bool trs_srv_sess_host_ok(struct trs_srv_sess *sess, const char *host)
+{
+	bool ok;
+
+	spin_lock_irq(&sess->lock);
+	ok = !sess->host[0] || !strncmp(sess->host, host, sizeof(sess->host));
+	spin_unlock_irq(&sess->lock);
+	return ok;
+}
+
+/**
+ * trs_srv_sess_authenticated() - a path of @sess finished its exchange
+ * @path: the path, of host @host
+ * @host: its host name
+ * @key_id: the id of the key it proved, NULL for none
+ *
+ * Names the session's host if it has none yet, and takes the key for the
+ * session's; with a key, the path replaces its older selves.
+ *
+ * Return: false if another path named the session for another host first.
+ */
+bool trs_srv_sess_authenticated(struct trs_srv_path *path, const char *host,
+				const u8 *key_id)
+{
+	struct trs_srv_sess *sess = path->sess;
+	bool ok = true;
+
+	spin_lock_irq(&sess->lock);
+	if (!sess->host[0])
+		memcpy(sess->host, host, sizeof(sess->host));
+	else
+		ok = !strncmp(sess->host, host, sizeof(sess->host));
+	if (ok) {
+		if (!trs_is_zero(sess->key_id, TRS_KEY_ID_LEN))
+			trs_srv_sess_replace(path);
+		if (key_id)
+			memcpy(sess->key_id, key_id, TRS_KEY_ID_LEN);
+		else
+			memset(sess->key_id, 0, TRS_KEY_ID_LEN);
+	}
+	spin_unlock_irq(&sess->lock);
+	return ok;
+}
+
+/**
+ * trs_srv_sess_hostname() - the client host of a session
+ * @sess: a session its user opened
+ *
+ * Return: the host name its paths authenticated as or, without
+ * TRS_CAP_AUTH, an empty string; valid while the session is.
+ */
+const char *trs_srv_sess_hostname(struct trs_srv_sess *sess)
+{
+	return sess->host;
+}
+EXPORT_SYMBOL_GPL(trs_srv_sess_hostname);
+
+/**
+ * trs_srv_sess_key_id() - which host key a session proved
+ * @sess: a session its user opened
+ * @id: out, TRS_KEY_ID_LEN bytes: the id of the key its last
+ *	authenticated path proved, zero if it proved none
+ */
+void trs_srv_sess_key_id(struct trs_srv_sess *sess, u8 *id)
+{
+	spin_lock_irq(&sess->lock);
+	memcpy(id, sess->key_id, TRS_KEY_ID_LEN);
+	spin_unlock_irq(&sess->lock);
+}
+EXPORT_SYMBOL_GPL(trs_srv_sess_key_id);
 
 /* HELLO: the host and its key; answer with the CHALLENGE. */
 static void trs_srv_auth_hello(struct trs_srv_path *path)
