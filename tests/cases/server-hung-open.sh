@@ -66,7 +66,11 @@ kill -0 $m1 2>/dev/null || die "the hung map ended early: $(cat $W/ho-map1.out)"
 
 # the session's other OPENs and CLOSEs go on meanwhile
 t1=$(date +%s)
-devB=$(map_dev ho "$nbB") || die "map of $nbB on the session of the hung OPEN failed after $(($(date +%s) - t1)) s"
+if ! devB=$(map_dev ho "$nbB"); then
+	# what waits, for the report's kernel log
+	echo w >/proc/sysrq-trigger
+	die "map of $nbB on the session of the hung OPEN failed after $(($(date +%s) - t1)) s"
+fi
 since $t1 10 "map of $nbB on the session of the hung OPEN"
 dd if=/dev/urandom of=$W/ho-b bs=64k count=16 2>/dev/null
 dd if=$W/ho-b of=/dev/$devB bs=64k oflag=direct 2>/dev/null || die "write to $devB"
