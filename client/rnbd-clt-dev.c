@@ -175,8 +175,13 @@ static blk_status_t rnbd_clt_queue_rq(struct blk_mq_hw_ctx *hctx,
 	iu->status = err;
 	if (err == -EAGAIN || err == -ENOMEM)
 		return BLK_STS_RESOURCE;
-	/* -ENOTCONN: the session is lost; RECONNECTING holds it soon */
-	if (err == -ENOTCONN && dev && rnbd_clt_dev_waits(dev))
+	/*
+	 * -ENOTCONN: the session is lost; RECONNECTING holds it soon.  Not
+	 * a request that fails fast on transport errors (an md leg's): its
+	 * mirror goes on without it.
+	 */
+	if (err == -ENOTCONN && dev && rnbd_clt_dev_waits(dev) &&
+	    !(rq->cmd_flags & REQ_FAILFAST_TRANSPORT))
 		return BLK_STS_RESOURCE;
 	if (err != -ENOTCONN)
 		pr_err_ratelimited("session %s: submitting a request failed: %d\n",

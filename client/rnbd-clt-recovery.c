@@ -45,6 +45,31 @@ static bool rnbd_clt_dev_state_allowed(enum rnbd_clt_dev_state old,
 	return false;
 }
 
+/*
+ * Tell user space that @dev, whose state just changed from @old, does IO
+ * again after an interruption, or never will: a change uevent of its disk
+ * with RNBD_EVENT=reconnected (open on the server again after its session
+ * reconnected, or a remap) or RNBD_EVENT=closed.  An md mirror's udev hook
+ * re-adds its leg on "reconnected".  A HELD device released while its
+ * session is not connected (the loss timeout) fails its IO: no event.
+ * Only a disk user space sees: not one still being mapped.
+ */
+static void rnbd_clt_dev_event(struct rnbd_clt_dev *dev,
+			       enum rnbd_clt_dev_state old)
+{
+	char *envp[] = { NULL, NULL };
+
+	if (dev->state == RNBD_CLT_DEV_DISCONNECTED)
+		envp[0] = "RNBD_EVENT=closed";
+	else if (dev->state == RNBD_CLT_DEV_MAPPED &&
+		 old != RNBD_CLT_DEV_MAPPING &&
+		 dev->sess->state == RNBD_CLT_SESS_CONNECTED)
+		envp[0] = "RNBD_EVENT=reconnected";
+	if (envp[0] && dev->disk && disk_live(dev->disk))
+		kobject_uevent_env(&disk_to_dev(dev->disk)->kobj, KOBJ_CHANGE,
+				   envp);
+}
+
 /**
  * rnbd_clt_dev_change_state() - move a device to a new state
  * @dev: the device; sess->lock held
@@ -53,7 +78,8 @@ static bool rnbd_clt_dev_state_allowed(enum rnbd_clt_dev_state old,
  * Going HELD quiesces the disk's queue (a device without its disk yet is
  * held by rnbd_clt_dev_catch_up()); leaving HELD releases it, and its
  * requests dispatch again: they go out if the device is MAPPED and its
- * session connected, and fail otherwise.
+ * session connected, and fail otherwise.  A change that user space
+ * should know of sends a uevent (rnbd_clt_dev_event()).
  *
  * Return: true if the device was in a state that may go to @new, and now
  * is in @new.
@@ -72,6 +98,7 @@ bool rnbd_clt_dev_change_state(struct rnbd_clt_dev *dev,
 	WRITE_ONCE(dev->state, new);
 	if (old == RNBD_CLT_DEV_HELD)
 		blk_mq_unquiesce_queue(dev->disk->queue);
+	rnbd_clt_dev_event(dev, old);
 	return true;
 }
 
