@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # desc: two guests joined by a private virtual link, each with its own rxe
 #       device, exchange rdma_cm traffic (rping) between them
+#       (RNBD_LONG=1 only: every two-guest case boots the same bed and fails
+#       if it is broken)
 # boot: host
+# long: yes
 # timeout: 300
 . "$REPO/tests/lib/host.sh"
 pair_bed

@@ -6,7 +6,10 @@
 #       over both at once; link_netem silences link 2 at both ends (rping
 #       over it fails, link 1 still works), then delays it (40 ms more
 #       round trip, link 1 unchanged, rping still works), then restores it
+#       (RNBD_LONG=1 only: the multipath cases boot the same two-link bed
+#       and fail if it is broken)
 # boot: host
+# long: yes
 # timeout: 420
 . "$REPO/tests/lib/host.sh"
 pair_bed

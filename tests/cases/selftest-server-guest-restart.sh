@@ -3,7 +3,11 @@
 #       killed and booted again while the client guest keeps running; the
 #       server's disk image keeps what the first boot wrote, and the client
 #       reaches the restarted server over RDMA
+#       (RNBD_LONG=1 only: two-guest-peer-killed, two-guest-server-outages
+#       and mirror-two-servers kill and boot a server guest again and fail
+#       if that is broken)
 # boot: host
+# long: yes
 # timeout: 480
 . "$REPO/tests/lib/host.sh"
 pair_bed 64M
