@@ -31,11 +31,14 @@ chmod +x "$RNBD_MD_LOGGER"
 member() {	# DEV: its md member state
 	cat "/sys/block/$MD/md/dev-$1/state"
 }
+journal() {	# the helper's journal lines ("" for none)
+	if [ -e /tmp/md-journal ]; then cat /tmp/md-journal; fi
+}
 # rejoin DEV: runs rnbd-md re-add DEV; its journal lines in /tmp/md-journal
 rejoin() {
 	rm -f /tmp/md-journal
 	"$REPO/tools/udev/rnbd-md" re-add "$1" || die "rnbd-md re-add $1: exit $?"
-	log "rnbd-md re-add $1: $(cat /tmp/md-journal 2>/dev/null)"
+	log "rnbd-md re-add $1: $(journal)"
 }
 # in_sync DEV: wait (60 s at most) until DEV is in sync and md idle
 in_sync() {
@@ -67,7 +70,7 @@ ctl 0 show --json
 json "sorted((i['devname'], i['md'], i['md_state'].split(',')[0]) for i in d['imports'])" \
 	"[('$d1', '$MD', 'in_sync'), ('$d2', '$MD', 'in_sync')]"
 rejoin "$d1"
-expect_eq "in sync: nothing logged" "$(cat /tmp/md-journal 2>/dev/null)" ""
+expect_eq "in sync: nothing logged" "$(journal)" ""
 
 # ---- a faulty leg: removed and re-added ------------------------------------
 mdadm "/dev/$MD" --fail "/dev/$d2" >/dev/null 2>&1 || die "mdadm --fail"
@@ -78,7 +81,7 @@ json "d['imports'][0]['md'], d['imports'][0]['md_state'].split(',')[0]" "('$MD',
 dd if=/dev/urandom of="/dev/$MD" bs=64k count=32 seek=100 oflag=direct 2>/dev/null || die "write $MD"
 rejoin "$d2"
 grep -q "^-t rnbd-md -- $d2 (session md-b, $nb2): was faulty in $MD (faulty[a-z_,]*): removed and re-added$" \
-	/tmp/md-journal || die "journal: $(cat /tmp/md-journal)"
+	/tmp/md-journal || die "journal: $(journal)"
 in_sync "$d2"
 same_data
 
@@ -90,7 +93,7 @@ ctl 0 list
 expect_eq "list, MD of a removed leg" "$(awk -v b="$d2" '$1 == b { print $NF }' /tmp/ctl.out)" "-"
 dd if=/dev/urandom of="/dev/$MD" bs=64k count=32 seek=300 oflag=direct 2>/dev/null || die "write $MD"
 rejoin "$d2"
-expect_eq "journal" "$(cat /tmp/md-journal)" "-t rnbd-md -- $d2 (session md-b, $nb2): re-added to $MD"
+expect_eq "journal" "$(journal)" "-t rnbd-md -- $d2 (session md-b, $nb2): re-added to $MD"
 in_sync "$d2"
 same_data
 
