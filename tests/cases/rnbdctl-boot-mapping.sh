@@ -8,7 +8,9 @@
 #       refuses a device mounted without _netdev in the (private) fstab,
 #       then unmounts a _netdev ext4 and unmaps, leaving a device mapped by
 #       hand alone; mapped again, the file system's data is intact;
-#       unmap-all --all
+#       unmap-all --all; loss_timeout=S (the session's loss_timeout_sec; 0
+#       refused); map-all --retry: silent and 0 with nothing new, prints
+#       only what it maps
 # boot: shared
 # timeout: 300
 . "$REPO/tests/lib/rnbdctl.sh"
@@ -26,7 +28,7 @@ tab=/tmp/rnbdtab
 cat >"$tab" <<EOF
 # SESSION   PATHS          DEVICE_PATH          MODE  OPTIONS
 boot1       ip:$A          $nb1                 rw    defaults
-boot1       -              $nb2                 ro
+boot1       -              $nb2                 ro    loss_timeout=45
 boot1       $A             $nb1                 rw          # a duplicate
 
 boot2       ip:$A          $nb3                 rw    noauto
@@ -34,6 +36,7 @@ bad         ip:$A          $nb3                 rw    port=4444
 boot1       -              /dev/no-such-disk    ro    defaults
 boot1       -              $nb3                 ro    frob
 boot1       $nb3
+boot1       -              $nb3                 ro    loss_timeout=0
 EOF
 
 # ---- map-all: the good ones mapped, the bad ones reported -----------------
@@ -50,11 +53,13 @@ err_has "$tab:7: bad $nb3: server unreachable (ip:$A): nobody listens there"
 err_has "$tab:8: boot1 /dev/no-such-disk: no such device on the server"
 err_has "$tab:9: boot1 $nb3: bad line: unknown option 'frob'"
 err_has "$tab:10: boot1: bad line: want SESSION PATHS DEVICE_PATH"
-expect_eq "lines reported" "$(cat /tmp/ctl.out /tmp/ctl.err | grep -c "^\(rnbdctl: \)\?$tab:")" 8
+err_has "$tab:11: boot1 $nb3: bad line: option 'loss_timeout=0': want whole seconds, 1 to 86400"
+expect_eq "lines reported" "$(cat /tmp/ctl.out /tmp/ctl.err | grep -c "^\(rnbdctl: \)\?$tab:")" 9
 mapped=$(rnbd_devs)
 expect_eq "devices" "$mapped" "$(printf '%s\n' "$dev1 boot1 $nb1 rw" "$dev2 boot1 $nb2 ro" | sort)"
 expect_eq "sessions" "$(ls /sys/class/rtrs-client)" boot1
 expect_eq "$dev2 read-only" "$(cat "/sys/block/$dev2/ro")" 1
+expect_eq "loss_timeout=45" "$(cat /sys/class/rtrs-client/boot1/loss_timeout_sec)" 45
 expect_eq "maps in the kernel log" "$(maps_logged)" 2
 
 # ---- a second run changes nothing -----------------------------------------
@@ -63,10 +68,15 @@ json 'd["version"]' 1 \
 	'[(r["line"], r["result"], r["devname"]) for r in d["results"] if r["result"] != "failed"]' \
 	"[(2, 'unchanged', '$dev1'), (3, 'unchanged', '$dev2'), (4, 'duplicate', None), (6, 'skipped', None)]" \
 	'[(r["line"], r["errno"], r["exit_code"]) for r in d["results"] if r["result"] == "failed"]' \
-	"[(7, 'ECONNREFUSED', 5), (8, 'ENOENT', 6), (9, None, 8), (10, None, 8)]"
+	"[(7, 'ECONNREFUSED', 5), (8, 'ENOENT', 6), (9, None, 8), (10, None, 8), (11, None, 8)]"
 expect_eq "devices after the second run" "$(rnbd_devs)" "$mapped"
 expect_eq "sessions after the second run" "$(ls /sys/class/rtrs-client)" boot1
 expect_eq "maps in the kernel log after the second run" "$(maps_logged)" 2
+# --retry (rnbdmap-retry.timer): nothing new, so nothing said, and 0
+# although lines 7 to 11 fail
+ctl 0 map-all --retry --tab "$tab"
+expect_eq "map-all --retry, nothing to map" "$(cat /tmp/ctl.out /tmp/ctl.err)" ""
+expect_eq "maps in the kernel log after --retry" "$(maps_logged)" 2
 
 # nofail: a failure is printed but does not fail map-all
 printf 'boot1 - %s rw\nboot1 - /dev/no-such-disk rw nofail\n' "$nb1" >/tmp/rnbdtab.nofail
@@ -102,10 +112,15 @@ json '[(r["line"], r["result"], r["devname"]) for r in d["results"]]' \
 expect_eq "devices after unmap-all" "$(rnbd_devs)" "$dev3 hand $nb3 rw"
 expect_eq "sessions after unmap-all" "$(ls /sys/class/rtrs-client)" hand
 
-# mapped again (device numbers may differ): the data is intact
-ctl 2 map-all --tab "$tab"
+# mapped again (device numbers may differ) by --retry, which says only
+# that: the data is intact, the new session has its loss timeout
+ctl 0 map-all --retry --tab "$tab"
 dev1=$(sed -n "s|^$tab:2: boot1 $nb1: mapped as \(rnbd[0-9]*\)$|\1|p" /tmp/ctl.out)
 [ -n "$dev1" ] || die "$nb1 not mapped again"
+expect_eq "map-all --retry: lines" "$(sed "s/rnbd[0-9]*$/rnbdN/" /tmp/ctl.out; cat /tmp/ctl.err)" \
+	"$tab:2: boot1 $nb1: mapped as rnbdN
+$tab:3: boot1 $nb2: mapped as rnbdN"
+expect_eq "loss_timeout=45 again" "$(cat /sys/class/rtrs-client/boot1/loss_timeout_sec)" 45
 mount "/dev/$dev1" /mnt/boot1 || die "mount again"
 expect_eq "data after unmap-all and map-all" "$(sha256sum </mnt/boot1/data)" "$sum"
 umount /mnt/boot1

@@ -5,7 +5,9 @@
 #       what the case did: client devices, sessions, paths, byte counters;
 #       server exports, a regular file's export and the server's sessions),
 #       show of a device and of a session,
-#       version, unmap by name and by /dev path, unmap --force of an open
+#       the MD column (no array here: "-", null), --loss-timeout (the
+#       session's loss_timeout_sec; out of range refused), version,
+#       unmap by name and by /dev path, unmap --force of an open
 #       device; every error path's message and exit code: usage errors,
 #       client module not loaded, unreachable server, nobody listening,
 #       no such device on the server, device busy on the server, already
@@ -26,6 +28,10 @@ ctl 1 map -s s1 -p "ip:$A" "/dev/nullb1 access_mode=ro"
 err_has "device path '/dev/nullb1 access_mode=ro': must be non-empty, without spaces"
 
 # ---- map ------------------------------------------------------------------
+for bad in 0 1.5; do
+	ctl 1 map -s s1 -p "ip:$A" --loss-timeout "$bad" /dev/nullb1
+	err_has "loss timeout '$bad': want whole seconds, 1 to 86400"
+done
 nb1=$(nullb_create nullb1 16)
 nb2=$(nullb_create nullb2 8)
 rnbd_setup
@@ -65,8 +71,10 @@ echo 0 >"$FXP"
 ctl 8 map -s "$S" "$F"
 err_has "not supported by the server: a regular file needs file_exports=1 on the server"
 echo 1 >"$FXP"
-ctl 0 map -s "$S" "$F"
+# --loss-timeout: the session's, set once the device is mapped
+ctl 0 map -s "$S" --loss-timeout 30 "$F"
 dev3=$(basename "$(cat /tmp/ctl.out)")
+expect_eq "loss_timeout_sec after --loss-timeout 30" "$(cat "/sys/class/rtrs-client/$S/loss_timeout_sec")" 30
 FX="/sys/class/rnbd-server/ctl/files/run!ctl-file.img"
 expect_eq "file_path" "$(cat "$FX/file_path")" "$F"
 expect_eq "io_mode" "$(cat "$FX/io_mode")" "$fmode"
@@ -80,6 +88,14 @@ dd if="/dev/$dev1" of=/dev/null bs=64k count=32 iflag=direct 2>/dev/null || die 
 ctl 0 list
 expect_eq "list, $dev1" "$(awk -v d="$dev1" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
 	"$S $nb1 rw open 16.0 MiB"
+# MD, last: no md array holds any of them (udev-md-rejoin: one that does)
+grep -qx 'DEVICE  *SESSION  *MAPPING PATH  *ACCESS  *STATE  *SIZE  *MD' /tmp/ctl.out ||
+	die "list: no header of the client devices: $(cat /tmp/ctl.out)"
+expect_eq "list, MD" "$(awk -v d1="$dev1" -v d2="$dev2" -v d3="$dev3" \
+	'$1 == d1 || $1 == d2 || $1 == d3 { print $1, $NF, NF }' /tmp/ctl.out)" \
+	"$dev1 - 8
+$dev2 - 8
+$dev3 - 8"
 expect_eq "list, $dev2" "$(awk -v d="$dev2" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
 	"$S $nb2 ro open 8.0 MiB"
 expect_eq "list, $dev3" "$(awk -v d="$dev3" '$1 == d { print $2, $3, $4, $5, $6, $7 }' /tmp/ctl.out)" \
@@ -128,7 +144,8 @@ for dev in "$dev1" "$dev2"; do
 		"['/dev/$dev', '$S', $want]"
 		"[${x}[k] for k in ('mapping_path', 'access_mode', 'state', 'size_bytes', 'direction')]"
 		"['$(cat "$b/rnbd/mapping_path")', '$(cat "$b/rnbd/access_mode")', '$(cat "$b/rnbd/state")', $(($(cat "$b/size") * 512)), 'import']"
-		"(${x}['rx_sect'], ${x}['tx_sect'])" "($rs, $ws)")
+		"(${x}['rx_sect'], ${x}['tx_sect'])" "($rs, $ws)"
+		"(${x}['md'], ${x}['md_state'])" "(None, None)")
 done
 checks+=("[i['rx_sect'] >= 4096 and i['tx_sect'] >= 2048 for i in d['imports'] if i['devname'] == '$dev1']" "[True]")
 # its session and path

@@ -85,11 +85,13 @@ pkg_installed() {
 	pkg_sources "$1"
 	pkg_modules "$2"
 	for f in /usr/sbin/rnbdctl /lib/udev/rnbd-namer /lib/udev/rules.d/60-rnbd.rules \
+		/lib/udev/rnbd-md /lib/udev/rules.d/65-rnbd-md.rules \
 		/lib/systemd/system/rnbdmap.service /usr/lib/modules-load.d/rnbd.conf \
-		/etc/rnbd/rnbdtab; do
+		/lib/systemd/system/rnbdmap-retry.service \
+		/lib/systemd/system/rnbdmap-retry.timer /etc/rnbd/rnbdtab; do
 		[ -s "$f" ] || die "rnbd-utils: $f missing or empty"
 	done
-	for f in /usr/sbin/rnbdctl /lib/udev/rnbd-namer; do
+	for f in /usr/sbin/rnbdctl /lib/udev/rnbd-namer /lib/udev/rnbd-md; do
 		[ -x "$f" ] || die "$f is not executable"
 	done
 	# the packaged tool runs and reports the package's version
@@ -100,6 +102,7 @@ pkg_installed() {
 		die "/etc/rnbd/rnbdtab is not a conffile"
 	# no systemd runs here: the enablement links are what counts
 	expect_eq "rnbdmap.service" "$(systemctl --root=/ is-enabled rnbdmap.service)" enabled
+	expect_eq "rnbdmap-retry.timer" "$(systemctl --root=/ is-enabled rnbdmap-retry.timer)" enabled
 	for p in rnbdctl.8 rnbdtab.5 rnbd.7; do
 		[ -s "/usr/share/man/man${p##*.}/$p.gz" ] || die "man page $p missing"
 	done
@@ -192,6 +195,6 @@ pkg_purge() {
 	dpkg --purge rnbd-utils >/tmp/dpkg-p.log 2>&1 || { cat /tmp/dpkg-p.log; die "dpkg --purge"; }
 	[ ! -e /etc/rnbd/rnbdtab ] || die "/etc/rnbd/rnbdtab left after purge"
 	expect_eq "rnbd-utils after purge" "$(pkg_status rnbd-utils)" ""
-	[ -z "$(find /etc/systemd/system -name rnbdmap.service)" ] ||
-		die "rnbdmap.service still enabled after purge"
+	[ -z "$(find /etc/systemd/system -name rnbdmap.service -o -name rnbdmap-retry.timer)" ] ||
+		die "rnbdmap.service or rnbdmap-retry.timer still enabled after purge"
 }
