@@ -57,7 +57,7 @@ static bool rnbd_clt_dev_state_allowed(enum rnbd_clt_dev_state old,
 static void rnbd_clt_dev_event(struct rnbd_clt_dev *dev,
 			       enum rnbd_clt_dev_state old)
 {
-	char *envp[] = { NULL, NULL };
+	char *envp[2] = { NULL, NULL };
 
 	if (dev->state == RNBD_CLT_DEV_DISCONNECTED)
 		envp[0] = "RNBD_EVENT=closed";
