@@ -2,7 +2,11 @@
 # desc: two guests: the client guest maps the server guest's virtio disk
 #       over RDMA (rxe on a virtual link) and passes the data test; the
 #       server guest then finds the client's pattern on its disk
+#       (RNBD_LONG=1 only: two-guest-peer-killed's second client reads back
+#       what the first wrote to the server's disk, and every two-guest case
+#       verifies its data over the link)
 # boot: host
+# long: yes
 # timeout: 900
 . "$REPO/tests/lib/host.sh"
 pair_bed 256M

@@ -12,7 +12,10 @@
 #       runs on link 2 alone, then path 1 reconnects.  Every fio ends
 #       with 0 errors and no request waits 10 s; nothing is left in
 #       flight, no IO error is logged
+#       (RNBD_LONG=1 only: multipath-loopback disconnects, reconnects,
+#       removes and adds back a path under fio in one guest)
 # boot: host
+# long: yes
 # timeout: 900
 . "$REPO/tests/lib/host.sh"
 pair_bed 256M

@@ -7,7 +7,10 @@
 #       an in-sync leg: nothing; rnbdctl list and show --json give the
 #       MD column and fields (md0:in_sync...).  No udevd in the guest:
 #       the helper is run as the rule runs it
+#       (RNBD_LONG=1 only: mirror-two-servers puts legs back with real md,
+#       udev and servers, udev-md-helper runs every branch of the helper)
 # boot: shared
+# long: yes
 # timeout: 300
 . "$REPO/tests/lib/rnbdctl.sh"
 A=$RXE_ADDR
