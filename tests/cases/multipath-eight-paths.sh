@@ -4,8 +4,11 @@
 #       the server, a ninth add_path is refused (ENOSPC), round-robin moves
 #       data on every path under fio verify (fresh seed), and after removing
 #       paths down to 3 the session still carries verified IO on each of the
-#       3 and only on them
+#       3 and only on them (RNBD_LONG=1 only: multipath-loopback adds
+#       and removes paths under fio verify, hostile-client has the server
+#       refuse paths past the 8 of a session)
 # boot: shared
+# long: yes
 # timeout: 600
 rnbd_setup
 nb=$(nullb_create nullb1 64)

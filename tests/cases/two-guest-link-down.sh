@@ -8,7 +8,11 @@
 #       10 s once the link is back.  (A link set down
 #       instead would take soft-RoCE's port down, and a DREQ sent on the
 #       down port seems to leave rxe's CM unusable until it is reloaded.)
+#       (RNBD_LONG=1 only: two-guest-server-outages holds and resumes IO
+#       through a server that goes silent, mirror-two-servers fails IO
+#       after a loss timeout and maps again once the server is back)
 # boot: host
+# long: yes
 # timeout: 1200
 . "$REPO/tests/lib/host.sh"
 pair_bed 64M
