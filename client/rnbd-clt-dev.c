@@ -50,20 +50,6 @@ static bool rnbd_clt_rq_has_data(struct request *rq)
 	return req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE;
 }
 
-/*
- * Does @dev's IO wait while its session reconnects, rather than fail?  Its
- * session connected or reconnecting, and it open there (or held for it).
- */
-static bool rnbd_clt_dev_waits(const struct rnbd_clt_dev *dev)
-{
-	enum rnbd_clt_sess_state ss = READ_ONCE(dev->sess->state);
-	enum rnbd_clt_dev_state ds = READ_ONCE(dev->state);
-
-	return (ds == RNBD_CLT_DEV_MAPPED || ds == RNBD_CLT_DEV_HELD) &&
-	       (ss == RNBD_CLT_SESS_CONNECTED ||
-		ss == RNBD_CLT_SESS_RECONNECTING);
-}
-
 /* Build the IO message and the data mapping of a disk request. */
 static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 				     struct request *rq,
@@ -73,12 +59,11 @@ static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 	u64 sector = blk_rq_pos(rq);
 	u8 op;
 
-	/* held devices are quiesced: this is a request that raced the hold */
 	switch (READ_ONCE(dev->state)) {
 	case RNBD_CLT_DEV_MAPPED:
 		break;
 	case RNBD_CLT_DEV_HELD:
-		return BLK_STS_RESOURCE;
+		return rnbd_clt_held_sts(rq);
 	default:
 		return BLK_STS_IOERR;
 	}
@@ -86,7 +71,7 @@ static blk_status_t rnbd_clt_prep_io(struct rnbd_clt_dev *dev,
 	case RNBD_CLT_SESS_CONNECTED:
 		break;
 	case RNBD_CLT_SESS_RECONNECTING:
-		return BLK_STS_RESOURCE;
+		return rnbd_clt_held_sts(rq);
 	default:
 		return BLK_STS_IOERR;
 	}

@@ -3,9 +3,11 @@
  * rnbd client: IO across transport reconnects.
  *
  * When the transport loses a session's last path it reports RECONNECTING
- * before it hands back the requests in flight: the session quiesces the
- * queue of every mapped disk ("holds" it) and requeues what comes back,
- * so the IO waits in blk-mq, not in a queue of our own.  (A path lost
+ * before it hands back the requests in flight: the session holds every
+ * mapped disk and requeues what comes back, so the IO waits in blk-mq,
+ * not in a queue of our own (queue_rq answers BLK_STS_RESOURCE for a held
+ * disk, and blk-mq tries again shortly; a request that fails fast on
+ * transport errors, an md leg's, fails at once).  (A path lost
  * while another is connected hands its requests back too: they are
  * requeued and go out on the other path.)  The admin queue is never held:
  * OPEN and CLOSE fail fast instead.  On RECONNECTED the server has
@@ -46,6 +48,32 @@ static bool rnbd_clt_dev_state_allowed(enum rnbd_clt_dev_state old,
 }
 
 /*
+ * Does @dev's IO wait while its session reconnects, rather than fail?  Its
+ * session connected or reconnecting, and it open there (or held for it).
+ */
+bool rnbd_clt_dev_waits(const struct rnbd_clt_dev *dev)
+{
+	enum rnbd_clt_sess_state ss = READ_ONCE(dev->sess->state);
+	enum rnbd_clt_dev_state ds = READ_ONCE(dev->state);
+
+	return (ds == RNBD_CLT_DEV_MAPPED || ds == RNBD_CLT_DEV_HELD) &&
+	       (ss == RNBD_CLT_SESS_CONNECTED ||
+		ss == RNBD_CLT_SESS_RECONNECTING);
+}
+
+/*
+ * A request of a held device, or of a reconnecting session, stays in
+ * blk-mq, which runs it again shortly (as nvme-rdma does while it
+ * reconnects); one that fails fast on transport errors (an md leg's,
+ * mdadm --failfast) fails now: its mirror goes on without it.
+ */
+blk_status_t rnbd_clt_held_sts(const struct request *rq)
+{
+	return rq->cmd_flags & REQ_FAILFAST_TRANSPORT ? BLK_STS_IOERR :
+							BLK_STS_RESOURCE;
+}
+
+/*
  * Tell user space that @dev, whose state just changed from @old, does IO
  * again after an interruption, or never will: a change uevent of its disk
  * with RNBD_EVENT=reconnected (open on the server again after its session
@@ -75,11 +103,12 @@ static void rnbd_clt_dev_event(struct rnbd_clt_dev *dev,
  * @dev: the device; sess->lock held
  * @new: the state wanted
  *
- * Going HELD quiesces the disk's queue (a device without its disk yet is
- * held by rnbd_clt_dev_catch_up()); leaving HELD releases it, and its
- * requests dispatch again: they go out if the device is MAPPED and its
- * session connected, and fail otherwise.  A change that user space
- * should know of sends a uevent (rnbd_clt_dev_event()).
+ * Going HELD waits for the queue_rq calls running (a quiesce, undone at
+ * once): from then on queue_rq sees HELD and keeps the requests in blk-mq
+ * (a device without its disk yet is held by rnbd_clt_dev_catch_up()).
+ * Leaving HELD runs the queue: the requests go out if the device is
+ * MAPPED and its session connected, and fail otherwise.  A change that
+ * user space should know of sends a uevent (rnbd_clt_dev_event()).
  *
  * Return: true if the device was in a state that may go to @new, and now
  * is in @new.
@@ -96,8 +125,10 @@ bool rnbd_clt_dev_change_state(struct rnbd_clt_dev *dev,
 	if (new == RNBD_CLT_DEV_HELD)
 		blk_mq_quiesce_queue(dev->disk->queue);
 	WRITE_ONCE(dev->state, new);
-	if (old == RNBD_CLT_DEV_HELD)
+	if (new == RNBD_CLT_DEV_HELD)
 		blk_mq_unquiesce_queue(dev->disk->queue);
+	else if (old == RNBD_CLT_DEV_HELD)
+		blk_mq_run_hw_queues(dev->disk->queue, true);
 	rnbd_clt_dev_event(dev, old);
 	return true;
 }

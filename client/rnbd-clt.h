@@ -44,8 +44,9 @@
  * @RNBD_CLT_DEV_MAPPING: OPEN sent, no gendisk yet
  * @RNBD_CLT_DEV_MAPPED: open on the server: IO flows, or fails while the
  *	session is lost
- * @RNBD_CLT_DEV_HELD: its queue is quiesced while the session reconnects,
- *	or until it is open again on the server's new session
+ * @RNBD_CLT_DEV_HELD: its requests wait in blk-mq (failfast ones fail)
+ *	while the session reconnects, or until it is open again on the
+ *	server's new session
  * @RNBD_CLT_DEV_DISCONNECTED: closed for good (the server refused to open
  *	it again after a reconnect, or the session gave up): IO fails
  * @RNBD_CLT_DEV_UNMAPPING: being torn down: IO fails, opens fail
@@ -220,6 +221,8 @@ int rnbd_clt_send_info(struct rnbd_clt_dev *dev, u32 dev_id,
 /* rnbd-clt-recovery.c: IO across transport reconnects */
 void rnbd_clt_sess_event(void *priv, enum trs_clt_event ev);
 void rnbd_clt_reopen_work(struct work_struct *work);
+bool rnbd_clt_dev_waits(const struct rnbd_clt_dev *dev);
+blk_status_t rnbd_clt_held_sts(const struct request *rq);
 bool rnbd_clt_dev_change_state(struct rnbd_clt_dev *dev,
 			       enum rnbd_clt_dev_state new);
 int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev);

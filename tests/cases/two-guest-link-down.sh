@@ -9,8 +9,8 @@
 #       instead would take soft-RoCE's port down, and a DREQ sent on the
 #       down port seems to leave rxe's CM unusable until it is reloaded.)
 #       (RNBD_LONG=1 only: two-guest-server-outages holds and resumes IO
-#       through a server that goes silent, mirror-two-servers fails IO
-#       after a loss timeout and maps again once the server is back)
+#       through a server that goes silent, rdma-link-del-mapped and
+#       hung-disk fail held IO after a loss timeout)
 # boot: host
 # long: yes
 # timeout: 1200

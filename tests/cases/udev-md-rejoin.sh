@@ -13,23 +13,9 @@
 # long: yes
 # timeout: 300
 . "$REPO/tests/lib/rnbdctl.sh"
-A=$RXE_ADDR
 MD=md100
-nb1=$(nullb_create nullb1 64)
-nb2=$(nullb_create nullb2 64)
-rnbd_setup
-modprobe raid1 || die "modprobe raid1"
-ctl 0 map -s md-a -p "ip:$A" --loss-timeout 5 "$nb1"
-d1=$(basename "$(cat /tmp/ctl.out)")
-ctl 0 map -s md-b -p "ip:$A" --loss-timeout 5 "$nb2"
-d2=$(basename "$(cat /tmp/ctl.out)")
 trap 'mdadm --stop /dev/$MD >/dev/null 2>&1 || true' EXIT
-mdadm --create "/dev/$MD" --run --quiet --level=1 --raid-devices=2 \
-	--metadata=1.2 --bitmap=internal --assume-clean \
-	--failfast "/dev/$d1" "/dev/$d2" || die "mdadm --create"
-export RNBD_MD_LOGGER=/tmp/md-logger
-printf '#!/bin/sh\necho "$*" >>/tmp/md-journal\n' >"$RNBD_MD_LOGGER"
-chmod +x "$RNBD_MD_LOGGER"
+md_mirror "$MD" md-a md-b 5
 
 member() {	# DEV: its md member state
 	cat "/sys/block/$MD/md/dev-$1/state"

@@ -54,3 +54,25 @@ rnbd_devs() {
 		echo "${d##*/} $(cat "$d/rnbd/session") $(cat "$d/rnbd/mapping_path") $(cat "$d/rnbd/access_mode")"
 	done | sort
 }
+
+# md_mirror MD SESS_A SESS_B LOSS: an md raid1 /dev/MD (internal bitmap in
+# 1 MiB chunks, --failfast legs) over two 64 MiB null_blk devices of this
+# guest's server, each mapped by rnbdctl in a session of its own with loss
+# timeout LOSS s; sets nb1 nb2 (server paths) and d1 d2 (rnbdN).  rnbd-md's
+# journal lines go to /tmp/md-journal (RNBD_MD_LOGGER).
+md_mirror() {
+	nb1=$(nullb_create nullb1 64)
+	nb2=$(nullb_create nullb2 64)
+	rnbd_setup
+	modprobe raid1 || die "modprobe raid1"
+	ctl 0 map -s "$2" -p "ip:$RXE_ADDR" --loss-timeout "$4" "$nb1"
+	d1=$(basename "$(cat /tmp/ctl.out)")
+	ctl 0 map -s "$3" -p "ip:$RXE_ADDR" --loss-timeout "$4" "$nb2"
+	d2=$(basename "$(cat /tmp/ctl.out)")
+	mdadm --create "/dev/$1" --run --quiet --level=1 --raid-devices=2 \
+		--metadata=1.2 --bitmap=internal --bitmap-chunk=1M --assume-clean \
+		--failfast "/dev/$d1" "/dev/$d2" || die "mdadm --create"
+	export RNBD_MD_LOGGER=/tmp/md-logger
+	printf '#!/bin/sh\necho "$*" >>/tmp/md-journal\n' >"$RNBD_MD_LOGGER"
+	chmod +x "$RNBD_MD_LOGGER"
+}
