@@ -38,8 +38,13 @@ t_open=$(klog | grep -m1 "ar: connected to" |
 [ -n "$t_open" ] || die "no kernel time for the session's connect"
 now_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 # the delay, armed only now, would slow the session's connect too; the
-# admin timeout is 30 s whatever the timeout scale
-sleep 25
+# admin timeout is 30 s whatever the timeout scale.  Counted from the
+# connect's kernel time: a slow guest notices the connect seconds late.
+until [ $(($(now_ms) - t_open)) -ge 25000 ]; do
+	sleep 0.2
+done
+[ $(($(now_ms) - t_open)) -lt 29000 ] ||
+	die "the connect was noticed too late to arm the delay before the timeout"
 kill -0 $mpid 2>/dev/null || die "the map ended early: $(cat /tmp/race-map.out)"
 fi_delay_arm
 # blk-mq fires the timeout between 30 and 31 s after the OPEN; the

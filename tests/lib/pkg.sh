@@ -117,7 +117,7 @@ pkg_use() {
 	modprobe rnbd_server || die "modprobe rnbd_server"
 	modprobe rnbd_client || die "modprobe rnbd_client"
 	for m in $PKG_MODULES; do
-		lsmod | grep -q "^$m " || die "$m not loaded"
+		mod_loaded $m || die "$m not loaded"
 		mod_range_record "$m" "$(modinfo -n "$m")"
 	done
 	kmsg "pkg_use: null_blk"

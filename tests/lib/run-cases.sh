@@ -37,7 +37,7 @@ post_case_cleanup() {
 	fi
 	teardown_rxe
 	for m in null_blk loop; do
-		lsmod | grep -q "^$m " && { rmmod "$m" 2>/dev/null || true; }
+		mod_loaded $m && { rmmod "$m" 2>/dev/null || true; }
 	done
 	# Last: a module's exit path that forgets an object shows only now.
 	kmemleak_check || { echo "FAIL: kmemleak: objects leaked by our modules (above)"; return 1; }
