@@ -89,8 +89,8 @@ udevadm settle -t $((30 * S))
 G
 cat >"$sync/../client.sh" <<'G'
 . /sync/client-common.sh
-wait_sync /sync/a1-ready 300
-wait_sync /sync/b-ready 300
+wait_sync /sync/a1-ready $((300 * S))
+wait_sync /sync/b-ready $((300 * S))
 devA=$(MAP_ADDR=10.10.0.1 map_dev mA /dev/vda)
 devB=$(MAP_ADDR=10.11.0.1 map_dev mB /dev/vda)
 for s in mA mB; do
@@ -108,12 +108,14 @@ done
 # (1), (2): fio on the mirror, server A killed a few seconds in; the
 # writes fio makes while A is away are what the bitmap marks
 kmsg "mirror: fio on md0"
-fio_mp_start md0 32M
+# A quarter of it on the debug kernel (RNBD_TIMEOUT_SCALE 4), where three
+# guests on two host cores write at a tenth of the speed.
+fio_mp_start md0 $((32 / S))M
 fpid=$FIO_PID
 wait_io_flowing md0 200
 kmsg "mirror: server A killed now"
 touch /sync/kill-a
-wait_sync /sync/a-killed 60
+wait_sync /sync/a-killed $((60 * S))
 t0=$(date +%s)
 i=0
 until leg_state $devA | grep -q faulty; do
@@ -130,14 +132,14 @@ expect_eq "mirror degraded" "$(cat $md/degraded)" 1
 # what B alone has of fio's region
 sumB=$(dd if=/dev/md0 bs=1M count=32 iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1)
 dirty=$(mdadm -X /dev/$devB | sed -n 's/.* \([0-9]*\) dirty.*/\1/p')
-log "bitmap of B's leg: $dirty dirty 1 MiB chunks (fio wrote 32 MiB of 128)"
+log "bitmap of B's leg: $dirty dirty 1 MiB chunks (fio wrote $((32 / S)) MiB of 128)"
 [ -n "$dirty" ] && [ "$dirty" -gt 0 ] && [ "$dirty" -le 33 ] ||
 	die "dirty chunks of B's bitmap: '$dirty' (1..33 expected): $(mdadm -X /dev/$devB)"
 w0=$(awk '{ print $7 }' /sys/block/$devA/stat)
 
 # (3) A comes back; nothing here touches md: the uevent and the hook do
 touch /sync/want-a
-wait_sync /sync/a2-ready 600
+wait_sync /sync/a2-ready $((600 * S))
 t0=$(date +%s)
 wait_in_sync $devA "A's leg after A came back"
 log "A's leg back in sync $(($(date +%s) - t0)) s after A was up"
@@ -155,7 +157,7 @@ log "the hook said: $(grep rnbd-md /tmp/syslog | grep "$devA" | tail -1)"
 
 # (4) B killed: what A was away for reads back from A alone
 touch /sync/kill-b
-wait_sync /sync/b-killed 60
+wait_sync /sync/b-killed $((60 * S))
 t0=$(date +%s)
 head -c 1048576 /dev/urandom >/tmp/blk
 dd if=/tmp/blk of=/dev/md0 bs=1M seek=100 oflag=direct 2>/dev/null ||
@@ -210,7 +212,7 @@ expect_eq "the block written with B killed, after the reboot" \
 # B comes back: rnbdmap-retry.timer's command maps its leg, udev (mdadm's
 # rule, the md hook) takes it back; nothing else here touches md
 touch /sync/want-b
-wait_sync /sync/b2-ready 600
+wait_sync /sync/b2-ready $((600 * S))
 t0=$(date +%s)
 until ctl map-all --retry --tab /tmp/rnbdtab && grep -q "mB /dev/vda: mapped as" /tmp/map.out; do
 	[ $(($(date +%s) - t0)) -le $((120 * S)) ] ||
@@ -251,8 +253,10 @@ srv serverB 1
 start_guest client --timeout 1400 --share "$sync" \
 	--net "$(pair_net $p client 0)" --net "$(pair_net $p client 1)" \
 	"$sync/../client.sh"
+# the waits stretched as the guests' timeouts are (the debug kernel)
+hs=${RNBD_TIMEOUT_SCALE:-1}
 step() {	# step FILE SECONDS: wait for the client's FILE
-	wait_alive "$sync/$1" "$2" client ||
+	wait_alive "$sync/$1" $(($2 * hs)) client ||
 		{ guest_log client; die "the client did not reach $1"; }
 }
 step kill-a 600
@@ -271,7 +275,7 @@ guest_log client
 start_guest client2 --timeout 900 --share "$sync" \
 	--net "$(pair_net $p client 0)" --net "$(pair_net $p client 1)" \
 	"$sync/../client2.sh"
-wait_alive "$sync/want-b" 600 client2 ||
+wait_alive "$sync/want-b" $((600 * hs)) client2 ||
 	{ guest_log client2; die "the rebooted client did not reach want-b"; }
 srv serverB2 1
 wait_guest client2 || rc=$?
