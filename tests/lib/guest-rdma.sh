@@ -15,8 +15,8 @@ setup_rxe() {
 	nd=${1:-$RXE_NETDEV}
 	addr=${2:-$RXE_ADDR/24}
 	rd=${3:-$RXE_DEV}
-	modprobe rdma_rxe || die "modprobe rdma_rxe"
-	modprobe rdma_ucm || die "modprobe rdma_ucm"
+	mod_loaded rdma_rxe || modprobe rdma_rxe || die "modprobe rdma_rxe"
+	mod_loaded rdma_ucm || modprobe rdma_ucm || die "modprobe rdma_ucm"
 	if [ "$nd" = dummy0 ] && ! ip link show dummy0 >/dev/null 2>&1; then
 		modprobe dummy numdummies=0 || die "modprobe dummy"
 		ip link add dummy0 type dummy || die "ip link add dummy0"
@@ -47,6 +47,16 @@ rdma_res_counts() {
 		printf '%s=%s ' "$r" "$(rdma resource show "$r" 2>/dev/null | grep -c . || true)"
 	done
 	echo
+}
+
+# rdma_res_left: the RDMA objects (pd, cq, qp, mr, cm_id) of any device,
+# one line each, but ib_core's own (the GSI QP of each port, its PD and
+# CQ, live as long as the device): after a case, anything listed is a
+# leak.  Empty when nothing is left.
+rdma_res_left() {
+	for r in pd cq qp mr cm_id; do
+		rdma resource show "$r" 2>/dev/null
+	done | grep -v 'comm \[ib_core\]' || true
 }
 
 # wait_listen COMM: wait (30 s at most) until a process named COMM has an
