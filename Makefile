@@ -12,6 +12,7 @@
 #   make check KERNEL=debug
 #                   the same on the debug kernel (KASAN, lockdep, kmemleak,
 #                   fault injection), built first: scripts/debug-kernel
+#                   (from linux-source-6.1; with KVER=6.12, from 6.12's)
 #   make demo       boot a guest and show a remote disk end to end
 #   make bench      rnbd against local null_blk and NVMe-oF RDMA (REPEAT=N)
 #   make deb        the Debian packages rnbd-dkms and rnbd-utils, version
@@ -25,7 +26,7 @@
 # `uname -r` (the host kernel is not the guest's).
 # KERNEL=debug: the debug kernel's build tree instead (scripts/debug-kernel).
 ifeq ($(KERNEL),debug)
-DEBUG_KERNEL := $(shell scripts/debug-kernel dir 2>/dev/null)
+DEBUG_KERNEL := $(shell KVER="$(KVER)" scripts/debug-kernel dir 2>/dev/null)
 ifeq ($(strip $(KDIR)),)
 KDIR := $(if $(DEBUG_KERNEL),$(DEBUG_KERNEL)/src,/nonexistent-debug-kernel)
 endif
@@ -57,7 +58,7 @@ modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=$(W) modules
 
 debug-kernel:
-	scripts/debug-kernel build
+	KVER="$(KVER)" scripts/debug-kernel build
 
 # The tree's objects are then the newest kernel's: the next `make` cleans
 # them first (.build/kdir).

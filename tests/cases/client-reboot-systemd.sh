@@ -102,7 +102,7 @@ cat >"$sync/../overlay.sh" <<'O'
 deb=$1 ver=$2 kver=$3 net=$4 sync=$5 jobs=$6 img=$7
 if [ "${KERNEL:-}" = debug ]; then
 	# the debug kernel's modules, where the postinst finds every kernel
-	ln -s "$("$REPO/scripts/debug-kernel" dir)/root/lib/modules/$kver" "/lib/modules/$kver"
+	ln -s "$(KVER=$kver "$REPO/scripts/debug-kernel" dir)/root/lib/modules/$kver" "/lib/modules/$kver"
 fi
 pkg_absent "$kver"
 pkg_install "$deb"

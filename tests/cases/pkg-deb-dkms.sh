@@ -59,7 +59,7 @@ cat >"$job/../overlay.sh" <<'O'
 deb=$1 ver=$2 kver=$3 job=$4 later=$5 long=$6
 if [ "${KERNEL:-}" = debug ]; then
 	# the debug kernel's modules, where the postinst finds every kernel
-	ln -s "$("$REPO/scripts/debug-kernel" dir)/root/lib/modules/$kver" "/lib/modules/$kver"
+	ln -s "$(KVER=$kver "$REPO/scripts/debug-kernel" dir)/root/lib/modules/$kver" "/lib/modules/$kver"
 fi
 pkg_absent "$kver"
 pkg_absent "$later"
