@@ -158,7 +158,6 @@ static void rnbd_srv_admin_work(struct work_struct *work)
 	u16 type = le16_to_cpu(hdr->type);
 	int err;
 
-	kfree(admin);
 	if (type == RNBD_MSG_OPEN)
 		err = rnbd_srv_open(sess, req);
 	else
@@ -166,6 +165,13 @@ static void rnbd_srv_admin_work(struct work_struct *work)
 	if (err)
 		rnbd_srv_refuse(sess, req, type, err);
 	rnbd_srv_sess_put(sess);
+	/*
+	 * Freed last, not first: while this function runs (an OPEN may wait
+	 * for ever on its file), the workqueue runs a work at the same
+	 * address with the same function only after it, and the next
+	 * admin's kmalloc() may well return this one's memory.
+	 */
+	kfree(admin);
 }
 
 /*

@@ -8,7 +8,12 @@
 #       late, after its session closed, is closed again (a log line, the
 #       daemon sees the RELEASE); rdma link del returns at once while
 #       another OPEN hangs; once the daemon is killed that OPEN fails and
-#       everything unloads
+#       everything unloads; and the hung OPEN's admin work keeps its
+#       memory while it runs (the workqueue and kfree tracepoints): freed
+#       at its start, it was recycled by the next OPEN's kmalloc() now and
+#       then, and the workqueue, which runs a work at the address of one
+#       running with the same function only after it, held that OPEN
+#       behind the hung one (seen in CI at 0cdb714 and on 6.12 at c381f5d)
 # boot: shared
 # timeout: 400
 S=${RNBD_TIMEOUT_SCALE:-1}
@@ -28,7 +33,24 @@ python3 "$REPO/tests/lib/fuse-hold-open.py" $M $((16 * 1048576)) $((300 * S)) \
 	>$W/fho.out 2>&1 &
 fpid=$!
 # on any exit the hung OPENs end, so the cleanup after the case can unload
-trap 'kill $fpid 2>/dev/null; wait $fpid 2>/dev/null; umount -l $M 2>/dev/null' EXIT
+trap 'kill $fpid 2>/dev/null; wait $fpid 2>/dev/null; umount -l $M 2>/dev/null; rmdir $T 2>/dev/null' EXIT
+
+# A trace of the server's admin works (their starts and ends) and of the
+# kfree() calls made from their function, in a tracing instance of its own
+T=/sys/kernel/tracing/instances/rnbd-hung-open
+grep -q " /sys/kernel/tracing " /proc/mounts || mount -t tracefs nodev /sys/kernel/tracing ||
+	die "mount tracefs"
+fa=$(awk '$3 == "rnbd_srv_admin_work" && $4 == "[rnbd_server]" { print $1; exit }' /proc/kallsyms)
+# where the function ends: the module's next symbol
+fb=$(awk '$4 == "[rnbd_server]" { print $1 }' /proc/kallsyms | sort | awk -v a="$fa" '$1 > a { print; exit }')
+[ -n "$fa" ] && [ -n "$fb" ] || die "rnbd_srv_admin_work not in /proc/kallsyms ($fa, $fb)"
+mkdir $T || die "mkdir $T"
+for e in workqueue/workqueue_execute_start workqueue/workqueue_execute_end; do
+	echo "function == 0x$fa" >$T/events/$e/filter && echo 1 >$T/events/$e/enable ||
+		die "trace $e"
+done
+echo "call_site >= 0x$fa && call_site < 0x$fb" >$T/events/kmem/kfree/filter &&
+	echo 1 >$T/events/kmem/kfree/enable || die "trace kmem/kfree"
 
 # fho_wait LINE SECONDS [PID]: the FUSE daemon printed LINE, while the
 # map PID waits
@@ -63,6 +85,24 @@ sysfs_write "$MAP_CTL" "sessname=ho path=ip:$RXE_ADDR device_path=$M/disk" \
 m1=$!
 fho_wait "open held 1" 30 $m1
 kill -0 $m1 2>/dev/null || die "the hung map ended early: $(cat $W/ho-map1.out)"
+
+# The admin work of the hung OPEN runs (started, not ended): it must not
+# have freed its memory (struct rnbd_srv_admin, whose first member is the
+# work) since it started.  The pointers are hashed alike in one boot.
+cat $T/trace >$W/trace
+running=$(awk '
+	{ for (i = 1; i < NF; i++) if ($i == "struct") { w = $(i + 1); sub(/:$/, "", w) } }
+	/workqueue_execute_start:/ { run[w] = 1; freed[w] = 0 }
+	/workqueue_execute_end:/ { delete run[w] }
+	/ kfree: / { p = $0; sub(/.* ptr=/, "", p); sub(/ .*/, "", p); if (p in run) freed[p] = 1 }
+	END { for (w in run) print w, (freed[w] ? "freed" : "kept") }' $W/trace)
+log "admin works running while the OPEN hangs: $running"
+[ "$(echo "$running" | grep -c .)" = 1 ] ||
+	die "want one admin work running (the hung OPEN's), got '$running': $(cat $W/trace)"
+case $running in
+*kept) ;;
+*) die "the hung OPEN's admin work freed its memory while it runs: $(cat $W/trace)" ;;
+esac
 
 # the session's other OPENs and CLOSEs go on meanwhile
 t1=$(date +%s)
