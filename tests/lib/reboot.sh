@@ -115,6 +115,13 @@ ExecStop=rdma link delete rxe0
 [Install]
 WantedBy=network-online.target
 EOF
+	# The test bed's guests are slow: at the next boot, udev's coldplug
+	# (drm, ata, floppy...) may take more than systemd's 90 s before it
+	# gets to eth0 (a 6.12 client, beside its server on two host cores,
+	# timed out waiting for it and failed the link and rnbdmap.service)
+	mkdir -p /etc/systemd/system/sys-subsystem-net-devices-eth0.device.d
+	printf '[Unit]\nJobRunningTimeoutSec=%s\n' $((300 * ${RNBD_TIMEOUT_SCALE:-1})) \
+		>/etc/systemd/system/sys-subsystem-net-devices-eth0.device.d/rnbd-test.conf
 	systemctl enable "$REBOOT_NET" || die "systemctl enable $REBOOT_NET"
 	systemctl start "$REBOOT_NET" || die "systemctl start $REBOOT_NET"
 	reboot_active "$REBOOT_NET"
