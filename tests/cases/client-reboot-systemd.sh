@@ -72,12 +72,14 @@ done
 dumpe2fs -h "$nb" 2>/dev/null | grep -q '^Filesystem state: *clean$' ||
 	{ dumpe2fs -h "$nb"; die "the file system is not clean"; }
 ! dumpe2fs -h "$nb" 2>/dev/null | grep -q 'needs_recovery' || die "the journal needs recovery"
-e2fsck -fn "$nb" >/tmp/fsck.out 2>&1 || { cat /tmp/fsck.out; die "e2fsck -fn $nb"; }
+# not /tmp: the guest's root shows the host's files below its own (a
+# host's /tmp/x, a file, once failed the mkdir)
+e2fsck -fn "$nb" >/run/crs-fsck.out 2>&1 || { cat /run/crs-fsck.out; die "e2fsck -fn $nb"; }
 expect_eq "UUID" "$(blkid -p -s UUID -o value "$nb")" "$(cat /sync/uuid)"
-mkdir -p /tmp/x
-mount -o ro "$nb" /tmp/x || die "mount $nb"
-expect_eq "data sha256 on the server" "$(sha256sum /tmp/x/data | cut -d' ' -f1)" "$(cat /sync/data.sha256)"
-umount /tmp/x
+mkdir -p /run/crs-mnt
+mount -o ro "$nb" /run/crs-mnt || die "mount $nb"
+expect_eq "data sha256 on the server" "$(sha256sum /run/crs-mnt/data | cut -d' ' -f1)" "$(cat /sync/data.sha256)"
+umount /run/crs-mnt
 log "$nb: ext4 clean, UUID $(cat /sync/uuid), data sha256 $(cat /sync/data.sha256)"
 unload_rnbd
 nullb_destroy_all
