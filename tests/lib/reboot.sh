@@ -127,6 +127,11 @@ EOF
 	reboot_active "$REBOOT_NET"
 
 	kmsg "reboot_setup: rnbdtab and rnbdmap.service"
+	# rnbdmap-retry.timer (every 30 s) maps a new entry too: it would race
+	# the restart below (on 6.12 it mapped first, and rnbdmap.service said
+	# "already mapped"); it is started again once the service has mapped
+	systemctl stop rnbdmap-retry.timer rnbdmap-retry.service ||
+		die "systemctl stop rnbdmap-retry.timer"
 	echo "$REBOOT_SESS  ip:$REBOOT_SERVER  $1  rw  defaults" >>/etc/rnbd/rnbdtab
 	systemctl enable rnbdmap.service || die "systemctl enable rnbdmap.service"
 	systemctl restart rnbdmap.service ||
@@ -135,6 +140,7 @@ EOF
 	dev=$(reboot_mapped) || die "rnbdmap.service mapped nothing"
 	journalctl -b -u rnbdmap.service --no-pager | grep -q ": $REBOOT_SESS $1: mapped as $dev\$" ||
 		{ journalctl -b -u rnbdmap.service --no-pager; die "rnbdmap.service's journal has no 'mapped as $dev'"; }
+	systemctl start rnbdmap-retry.timer || die "systemctl start rnbdmap-retry.timer"
 	# the udev name of 60-rnbd.rules
 	link=/dev/rnbd/$REBOOT_SESS/${1#/}
 	reboot_wait_link "$link" "$dev"
