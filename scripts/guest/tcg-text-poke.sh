@@ -6,8 +6,7 @@
 # call sites) for DURATION seconds while the other vCPU runs through those
 # sites (timers, wake-ups, loopback packets, interrupts).
 dur=${1:-120}
-t=/sys/kernel/tracing
-[ -d $t/events ] || mount -t tracefs tracefs $t
+t=/sys/kernel/tracing  # stage2 mounted it
 ip link set lo up
 end=$(($(date +%s) + dur))
 (while [ "$(date +%s)" -lt $end ]; do sleep 0.001; done) &
