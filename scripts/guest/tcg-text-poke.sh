@@ -15,8 +15,13 @@ end=$(($(date +%s) + dur))
 done) &
 n=0
 while [ "$(date +%s)" -lt $end ]; do
-	for e in sched timer net irq; do echo 1 >$t/events/$e/enable; done
-	for e in sched timer net irq; do echo 0 >$t/events/$e/enable; done
+	for v in 1 0; do
+		for e in sched timer net irq; do
+			# a switch that fails would make the run pass for nothing
+			echo $v >$t/events/$e/enable ||
+				{ echo "cannot write $v to events/$e/enable"; exit 1; }
+		done
+	done
 	n=$((n + 1))
 	[ $((n % 10)) -ne 0 ] || echo "$n switches"
 done
