@@ -695,6 +695,8 @@ int trs_clt_sysfs_add(struct trs_clt_sess *sess)
 		sess->dev = NULL;
 		return err;
 	}
+	/* a test's window for an add_path store: session-sysfs-fail-race */
+	TRS_FI_DELAY();
 	sess->paths_kobj =
 		TRS_FI(kobject_create_and_add("paths", &sess->dev->kobj), NULL);
 	if (!sess->paths_kobj) {
