@@ -677,7 +677,9 @@ void trs_clt_path_sysfs_del(struct trs_clt_path *path)
  * trs_clt_sysfs_add() - create the sysfs directory of a session
  * @sess: session whose first path is up
  *
- * Undo with trs_clt_sysfs_del(), also after a failure.
+ * Undo with trs_clt_sysfs_del(), also after a failure, and not under
+ * paths_mutex: the removal waits for an add_path store, which waits for
+ * that mutex.
  *
  * Return: 0 or a negative errno.
  */
@@ -699,11 +701,7 @@ int trs_clt_sysfs_add(struct trs_clt_sess *sess)
 	TRS_FI_DELAY();
 	sess->paths_kobj =
 		TRS_FI(kobject_create_and_add("paths", &sess->dev->kobj), NULL);
-	if (!sess->paths_kobj) {
-		trs_clt_sysfs_del(sess);
-		return -ENOMEM;
-	}
-	return 0;
+	return sess->paths_kobj ? 0 : -ENOMEM;
 }
 
 /**
