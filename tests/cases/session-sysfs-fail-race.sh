@@ -63,7 +63,7 @@ until grep -q trs_clt_add_path /proc/$apid/stack 2>/dev/null; do
 	sleep 0.05
 done
 log "add_path waits: $(grep -m1 -o 'trs_clt_add_path[^ ]*' /proc/$apid/stack)"
-# Done in seconds; hung, the hung task check would report it in 120 s.
+# Done in seconds; hung, the guest's hung task check (60 s) panics it.
 i=0
 while kill -0 $mpid 2>/dev/null; do
 	i=$((i + 1))
