@@ -285,18 +285,15 @@ static int trs_clt_conn_resolve(struct trs_clt_conn *conn)
 					NULL :
 					(struct sockaddr *)&path->src_req,
 					(struct sockaddr *)&path->dst,
-					TRS_ADDR_TRY_MS);
-		if (!err)
-			err = trs_clt_step_wait(conn);
+					TRS_ADDR_TRY_MS) ?:
+		      trs_clt_step_wait(conn);
 	} while (err == -ETIMEDOUT && time_before(jiffies, end));
 	if (err)
 		return err;
 
 	trs_clt_step_begin(conn, "route resolution");
-	err = rdma_resolve_route(cm_id, TRS_CONNECT_TIMEOUT_MS);
-	if (!err)
-		err = trs_clt_step_wait(conn);
-	return err;
+	return rdma_resolve_route(cm_id, TRS_CONNECT_TIMEOUT_MS) ?:
+	       trs_clt_step_wait(conn);
 }
 
 static int trs_clt_conn_create_qp(struct trs_clt_conn *conn)
@@ -426,12 +423,8 @@ static int trs_clt_conn_connect(struct trs_clt_conn *conn)
 		spin_unlock_irq(&path->sess->key_lock);
 	}
 	trs_clt_step_begin(conn, "connect");
-	err = rdma_connect(conn->cm_id, &param);
-	if (!err)
-		err = trs_clt_step_wait(conn);
-	if (err)
-		return err;
-	return trs_clt_check_rsp(conn);
+	return rdma_connect(conn->cm_id, &param) ?: trs_clt_step_wait(conn) ?:
+	       trs_clt_check_rsp(conn);
 }
 
 static void trs_clt_table_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -592,12 +585,9 @@ static int trs_clt_conn_open(struct trs_clt_conn *conn)
 	if (err)
 		return err;
 	conn->recv_cqe.done = trs_clt_recv_done;
-	if (conn->idx) {
+	if (conn->idx)
 		err = trs_clt_conn_post_recvs(conn, path->queue_depth);
-		if (err)
-			return err;
-	}
-	return trs_clt_conn_connect(conn);
+	return err ?: trs_clt_conn_connect(conn);
 }
 
 /**
@@ -630,42 +620,23 @@ int trs_clt_path_setup(struct trs_clt_path *path)
 	 * nothing before our HELLO, or, without TRS_CAP_AUTH, before every
 	 * connection is established.
 	 */
-	err = trs_clt_conn_open(conn0);
-	if (err)
-		goto disconnect;
-	err = trs_clt_auth_start(path);
-	if (err)
-		goto disconnect;
-	err = trs_clt_post_table_recv(path);
-	if (err)
-		goto disconnect;
-	err = trs_clt_auth_finish(path);
-	if (err)
-		goto disconnect;
-	err = trs_clt_slots_init(path);
-	if (err)
-		goto disconnect;
-	err = trs_clt_slots_register(path);
-	if (err)
-		goto disconnect;
-	err = trs_clt_conn_post_recvs(conn0, path->queue_depth + TRS_HB_RECVS);
-	if (err)
-		goto disconnect;
-	for (i = 1; i < path->nr_conns; i++) {
+	err = trs_clt_conn_open(conn0) ?:
+	      trs_clt_auth_start(path) ?:
+	      trs_clt_post_table_recv(path) ?:
+	      trs_clt_auth_finish(path) ?:
+	      trs_clt_slots_init(path) ?:
+	      trs_clt_slots_register(path) ?:
+	      trs_clt_conn_post_recvs(conn0, path->queue_depth + TRS_HB_RECVS);
+	for (i = 1; i < path->nr_conns && !err; i++)
 		err = trs_clt_conn_open(&path->conns[i]);
-		if (err)
-			goto disconnect;
+	err = err ?: trs_clt_get_table(path);
+	if (err) {
+		trs_clt_path_teardown(path);
+		return err;
 	}
-	err = trs_clt_get_table(path);
-	if (err)
-		goto disconnect;
 	path->up = true;
 	trs_hb_start(&path->hb);
 	return 0;
-
-disconnect:
-	trs_clt_path_teardown(path);
-	return err;
 }
 
 /* No more posts on @conn, and tell the server. */
