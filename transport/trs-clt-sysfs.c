@@ -62,15 +62,6 @@ static ssize_t hca_port_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%u\n", to_trs_clt_kobj(kobj)->path->hca_port);
 }
 
-static ssize_t trs_clt_addr_show(const struct sockaddr_storage *addr,
-				 char *buf)
-{
-	char str[TRS_ADDR_LEN];
-
-	trs_addr_print((const struct sockaddr *)addr, str, sizeof(str));
-	return sysfs_emit(buf, "%s\n", str);
-}
-
 static ssize_t src_addr_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
@@ -80,13 +71,13 @@ static ssize_t src_addr_show(struct kobject *kobj,
 	spin_lock_irq(&path->state_lock);
 	src = path->src;
 	spin_unlock_irq(&path->state_lock);
-	return trs_clt_addr_show(&src, buf);
+	return trs_addr_show(&src, buf);
 }
 
 static ssize_t dst_addr_show(struct kobject *kobj,
 			     struct kobj_attribute *attr, char *buf)
 {
-	return trs_clt_addr_show(&to_trs_clt_kobj(kobj)->path->dst, buf);
+	return trs_addr_show(&to_trs_clt_kobj(kobj)->path->dst, buf);
 }
 
 /* Mean of the connections' reply latencies (min-latency policy), in ns. */
@@ -405,14 +396,6 @@ static struct trs_clt_kobj *trs_clt_kobj_add(struct trs_clt_path *path,
 	return tk;
 }
 
-static void trs_clt_kobj_del(struct kobject *kobj)
-{
-	if (!kobj)
-		return;
-	kobject_del(kobj);
-	kobject_put(kobj);
-}
-
 /*
  * The session's recovery tunables: unsigned seconds up to a day, and
  * max_reconnect_attempts, -1 (never give up) or 0..INT_MAX.
@@ -659,17 +642,17 @@ void trs_clt_path_sysfs_del(struct trs_clt_path *path)
 	if (path->conn_kobjs) {
 		for (i = 0; i < path->nr_conns; i++)
 			if (path->conn_kobjs[i])
-				trs_clt_kobj_del(&path->conn_kobjs[i]->kobj);
+				trs_kobj_del(&path->conn_kobjs[i]->kobj);
 		kfree(path->conn_kobjs);
 		path->conn_kobjs = NULL;
 	}
-	trs_clt_kobj_del(path->conns_kobj);
+	trs_kobj_del(path->conns_kobj);
 	path->conns_kobj = NULL;
 	if (path->stats_kobj)
-		trs_clt_kobj_del(&path->stats_kobj->kobj);
+		trs_kobj_del(&path->stats_kobj->kobj);
 	path->stats_kobj = NULL;
 	if (path->kobj)
-		trs_clt_kobj_del(&path->kobj->kobj);
+		trs_kobj_del(&path->kobj->kobj);
 	path->kobj = NULL;
 }
 
@@ -711,7 +694,7 @@ int trs_clt_sysfs_add(struct trs_clt_sess *sess)
  */
 void trs_clt_sysfs_del(struct trs_clt_sess *sess)
 {
-	trs_clt_kobj_del(sess->paths_kobj);
+	trs_kobj_del(sess->paths_kobj);
 	sess->paths_kobj = NULL;
 	if (sess->dev)
 		device_unregister(sess->dev);

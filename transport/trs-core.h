@@ -8,6 +8,7 @@
 #define TRS_CORE_H
 
 #include <linux/bottom_half.h>
+#include <linux/kobject.h>
 #include <linux/preempt.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
@@ -197,6 +198,25 @@ static inline void trs_bh_on(bool off)
 {
 	if (off)
 		local_bh_enable();
+}
+
+/* A sysfs file's line: @addr as trs_addr_parse() reads it. */
+static inline ssize_t trs_addr_show(const struct sockaddr_storage *addr,
+				    char *buf)
+{
+	char str[TRS_ADDR_LEN];
+
+	trs_addr_print((const struct sockaddr *)addr, str, sizeof(str));
+	return sysfs_emit(buf, "%s\n", str);
+}
+
+/* Remove a sysfs directory of a path and drop its reference; NULL: none. */
+static inline void trs_kobj_del(struct kobject *kobj)
+{
+	if (!kobj)
+		return;
+	kobject_del(kobj);
+	kobject_put(kobj);
 }
 
 /* Fill @reg to register @mr (already mapped) under its current key. */

@@ -35,25 +35,16 @@ static struct trs_srv_path *to_path(struct kobject *kobj)
 	return container_of(kobj, struct trs_srv_kobj, kobj)->path;
 }
 
-static ssize_t trs_srv_addr_show(const struct sockaddr_storage *addr,
-				 char *buf)
-{
-	char str[TRS_ADDR_LEN];
-
-	trs_addr_print((const struct sockaddr *)addr, str, sizeof(str));
-	return sysfs_emit(buf, "%s\n", str);
-}
-
 static ssize_t src_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
 {
-	return trs_srv_addr_show(&to_path(kobj)->dst, buf);
+	return trs_addr_show(&to_path(kobj)->dst, buf);
 }
 
 static ssize_t dst_addr_show(struct kobject *kobj, struct kobj_attribute *attr,
 			     char *buf)
 {
-	return trs_srv_addr_show(&to_path(kobj)->src, buf);
+	return trs_addr_show(&to_path(kobj)->src, buf);
 }
 
 static ssize_t hca_name_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -180,14 +171,6 @@ static struct kobject *trs_srv_kobj_add(struct trs_srv_path *path,
 	return &k->kobj;
 }
 
-static void trs_srv_kobj_del(struct kobject *kobj)
-{
-	if (!kobj)
-		return;
-	kobject_del(kobj);
-	kobject_put(kobj);
-}
-
 /* The client's host name (TRS_CAP_AUTH), empty without it. */
 static ssize_t hostname_show(struct device *dev, struct device_attribute *attr,
 			     char *buf)
@@ -266,7 +249,7 @@ void trs_srv_sysfs_path_add(struct trs_srv_path *path)
 	stats = trs_srv_kobj_add(path, &trs_srv_stats_ktype, path->kobj,
 				 "stats");
 	if (!stats) {
-		trs_srv_kobj_del(path->kobj);
+		trs_kobj_del(path->kobj);
 		path->kobj = NULL;
 		goto fail;
 	}
@@ -282,9 +265,9 @@ fail:
  */
 void trs_srv_sysfs_path_del(struct trs_srv_path *path)
 {
-	trs_srv_kobj_del(path->stats_kobj);
+	trs_kobj_del(path->stats_kobj);
 	path->stats_kobj = NULL;
-	trs_srv_kobj_del(path->kobj);
+	trs_kobj_del(path->kobj);
 	path->kobj = NULL;
 }
 
