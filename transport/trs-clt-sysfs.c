@@ -105,39 +105,22 @@ static ssize_t trs_clt_usage_show(struct kobject *kobj,
 	return sysfs_emit(buf, "Usage: echo 1 > %s\n", attr->attr.name);
 }
 
-static ssize_t disconnect_store(struct kobject *kobj,
-				struct kobj_attribute *attr, const char *buf,
-				size_t count)
+/* disconnect, reconnect and remove_path: "1" does it */
+static ssize_t trs_clt_path_cmd_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
 {
+	struct trs_clt_path *path = to_trs_clt_kobj(kobj)->path;
 	int err;
 
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
-	err = trs_clt_path_disconnect(to_trs_clt_kobj(kobj)->path);
-	return err ?: count;
-}
-
-static ssize_t reconnect_store(struct kobject *kobj,
-			       struct kobj_attribute *attr, const char *buf,
-			       size_t count)
-{
-	int err;
-
-	if (!sysfs_streq(buf, "1"))
-		return -EINVAL;
-	err = trs_clt_path_reconnect(to_trs_clt_kobj(kobj)->path);
-	return err ?: count;
-}
-
-static ssize_t remove_path_store(struct kobject *kobj,
-				 struct kobj_attribute *attr, const char *buf,
-				 size_t count)
-{
-	int err;
-
-	if (!sysfs_streq(buf, "1"))
-		return -EINVAL;
-	err = trs_clt_remove_path(to_trs_clt_kobj(kobj)->path, kobj, attr);
+	if (!strcmp(attr->attr.name, "disconnect"))
+		err = trs_clt_path_disconnect(path);
+	else if (!strcmp(attr->attr.name, "reconnect"))
+		err = trs_clt_path_reconnect(path);
+	else
+		err = trs_clt_remove_path(path, kobj, attr);
 	return err ?: count;
 }
 
@@ -321,11 +304,11 @@ static struct kobj_attribute trs_clt_attr_dst_addr = __ATTR_RO(dst_addr);
 static struct kobj_attribute trs_clt_attr_cur_latency =
 	__ATTR_RO(cur_latency);
 static struct kobj_attribute trs_clt_attr_disconnect =
-	__ATTR(disconnect, 0644, trs_clt_usage_show, disconnect_store);
+	__ATTR(disconnect, 0644, trs_clt_usage_show, trs_clt_path_cmd_store);
 static struct kobj_attribute trs_clt_attr_reconnect =
-	__ATTR(reconnect, 0644, trs_clt_usage_show, reconnect_store);
+	__ATTR(reconnect, 0644, trs_clt_usage_show, trs_clt_path_cmd_store);
 static struct kobj_attribute trs_clt_attr_remove_path =
-	__ATTR(remove_path, 0644, trs_clt_usage_show, remove_path_store);
+	__ATTR(remove_path, 0644, trs_clt_usage_show, trs_clt_path_cmd_store);
 static struct kobj_attribute trs_clt_attr_cpu = __ATTR_RO(cpu);
 
 static struct attribute *trs_clt_path_attrs[] = {
