@@ -31,8 +31,9 @@ static DEFINE_MUTEX(rnbd_clt_sess_mutex);
 /**
  * struct rnbd_clt_admin - one OPEN, CLOSE or INFO exchange
  * @done: completed by the request, which touches nothing of this after:
- *	the caller, who always waits for it, frees it.  The timeout handler,
- *	which may run while the request completes, touches only the request.
+ *	rnbd_clt_admin_exec(), which always waits for it, frees it.  The
+ *	timeout handler, which may run while the request completes, touches
+ *	only the request.
  * @status: 0 or the errno of the transport or the server
  * @msg: the message
  * @msg_len: its length
@@ -125,19 +126,24 @@ void rnbd_clt_admin_timeout(struct rnbd_clt_sess *sess, struct request *rq)
 
 /*
  * Send @adm on a reserved tag and wait for the answer, or for the request
- * timeout (rnbd_clt_admin_timeout()).
+ * timeout (rnbd_clt_admin_timeout()); the server's answer to @rsp, if
+ * any.  Frees @adm.
  */
 static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
-			       struct rnbd_clt_admin *adm, bool with_rsp)
+			       struct rnbd_clt_admin *adm,
+			       struct rnbd_msg_open_rsp *rsp)
 {
 	struct rnbd_clt_iu *iu;
 	struct request *rq;
+	int err;
 
 	rq = blk_mq_alloc_request(sess->admin_q,
-				  with_rsp ? REQ_OP_DRV_IN : REQ_OP_DRV_OUT,
+				  rsp ? REQ_OP_DRV_IN : REQ_OP_DRV_OUT,
 				  BLK_MQ_REQ_RESERVED);
-	if (IS_ERR(rq))
+	if (IS_ERR(rq)) {
+		kfree(adm);
 		return PTR_ERR(rq);
+	}
 
 	iu = blk_mq_rq_to_pdu(rq);
 	iu->status = 0;
@@ -150,7 +156,7 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 		.usr_len = adm->msg_len,
 		.done = rnbd_clt_io_done,
 	};
-	if (with_rsp) {
+	if (rsp) {
 		sg_init_one(&adm->sg, &adm->rsp, sizeof(adm->rsp));
 		iu->trs.dir = DMA_FROM_DEVICE;
 		iu->trs.sgl = &adm->sg;
@@ -162,7 +168,11 @@ static int rnbd_clt_admin_exec(struct rnbd_clt_sess *sess,
 	blk_execute_rq_nowait(rq, false);
 
 	wait_for_completion(&adm->done);
-	return adm->status;
+	err = adm->status;
+	if (!err && rsp)
+		*rsp = adm->rsp;
+	kfree(adm);
+	return err;
 }
 
 /**
@@ -177,7 +187,6 @@ int rnbd_clt_send_open(struct rnbd_clt_dev *dev, struct rnbd_msg_open_rsp *rsp)
 {
 	struct rnbd_clt_admin *adm;
 	size_t len = strlen(dev->path);
-	int err;
 
 	adm = rnbd_clt_admin_alloc(RNBD_MSG_OPEN, sizeof(adm->msg.open));
 	if (!adm)
@@ -185,12 +194,7 @@ int rnbd_clt_send_open(struct rnbd_clt_dev *dev, struct rnbd_msg_open_rsp *rsp)
 	adm->msg.open.access_mode = dev->access_mode;
 	adm->msg.open.path_len = cpu_to_le16(len);
 	memcpy(adm->msg.open.path, dev->path, len);
-
-	err = rnbd_clt_admin_exec(dev->sess, adm, true);
-	if (!err)
-		*rsp = adm->rsp;
-	kfree(adm);
-	return err;
+	return rnbd_clt_admin_exec(dev->sess, adm, rsp);
 }
 
 /**
@@ -206,17 +210,12 @@ int rnbd_clt_send_info(struct rnbd_clt_dev *dev, u32 dev_id,
 		       struct rnbd_msg_open_rsp *rsp)
 {
 	struct rnbd_clt_admin *adm;
-	int err;
 
 	adm = rnbd_clt_admin_alloc(RNBD_MSG_INFO, sizeof(adm->msg.info));
 	if (!adm)
 		return -ENOMEM;
 	adm->msg.info.dev_id = cpu_to_le32(dev_id);
-	err = rnbd_clt_admin_exec(dev->sess, adm, true);
-	if (!err)
-		*rsp = adm->rsp;
-	kfree(adm);
-	return err;
+	return rnbd_clt_admin_exec(dev->sess, adm, rsp);
 }
 
 /**
@@ -240,8 +239,7 @@ void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id)
 	adm = rnbd_clt_admin_alloc(RNBD_MSG_CLOSE, sizeof(adm->msg.close));
 	if (adm) {
 		adm->msg.close.dev_id = cpu_to_le32(dev_id);
-		err = rnbd_clt_admin_exec(sess, adm, false);
-		kfree(adm);
+		err = rnbd_clt_admin_exec(sess, adm, NULL);
 	} else {
 		err = -ENOMEM;
 	}
