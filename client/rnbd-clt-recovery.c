@@ -236,21 +236,28 @@ static bool rnbd_clt_transport_err(int err)
 }
 
 /*
- * Is the device the server opened again the one we have?  @rsp passed
- * rnbd_clt_check_open_rsp().  Under sess->lock, @dev MAPPED with a disk
- * or DISCONNECTED (its disk then stays until unmap, which cannot start
+ * Take the server's new open of @dev if it is the device we have: its id,
+ * the epoch and its size, and MAPPED.  @rsp passed
+ * rnbd_clt_check_open_rsp().  Under sess->lock, @dev HELD or DISCONNECTED
+ * with a disk (a DISCONNECTED one's stays until unmap, which cannot start
  * while its remap store runs).
  */
-static int rnbd_clt_same_dev(struct rnbd_clt_dev *dev,
-			     const struct rnbd_msg_open_rsp *rsp)
+static int rnbd_clt_dev_reopened(struct rnbd_clt_dev *dev,
+				 const struct rnbd_msg_open_rsp *rsp)
 {
-	lockdep_assert_held(&dev->sess->lock);
+	struct rnbd_clt_sess *sess = dev->sess;
+
+	lockdep_assert_held(&sess->lock);
 	if (le16_to_cpu(rsp->logical_block_size) !=
 	    queue_logical_block_size(dev->disk->queue)) {
 		pr_err("%s: %s@%s changed its block size on the server\n",
-		       dev->disk->disk_name, dev->path, dev->sess->name);
+		       dev->disk->disk_name, dev->path, sess->name);
 		return -EMEDIUMTYPE;
 	}
+	dev->dev_id = le32_to_cpu(rsp->dev_id);
+	dev->epoch = sess->epoch;
+	__rnbd_clt_dev_srv_resized(dev, le64_to_cpu(rsp->nsectors));
+	rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 	return 0;
 }
 
@@ -292,17 +299,11 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 	/* a held device has its disk (rnbd_clt_dev_change_state()) */
 	if (dev->state == RNBD_CLT_DEV_HELD &&
 	    sess->state == RNBD_CLT_SESS_CONNECTED) {
-		if (!err)
-			err = rnbd_clt_same_dev(dev, &rsp);
+		err = err ?: rnbd_clt_dev_reopened(dev, &rsp);
 		if (!err) {
-			dev->dev_id = le32_to_cpu(rsp.dev_id);
-			dev->epoch = sess->epoch;
-			__rnbd_clt_dev_srv_resized(dev,
-						   le64_to_cpu(rsp.nsectors));
 			opened = false;
 			pr_info("%s: %s@%s open again\n", dev->disk->disk_name,
 				dev->path, sess->name);
-			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 		} else {
 			pr_err("%s: opening %s@%s again failed: %d; its IO fails until unmapped\n",
 			       dev->disk->disk_name, dev->path, sess->name,
@@ -386,15 +387,9 @@ int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
 		else if (sess->state != RNBD_CLT_SESS_CONNECTED)
 			err = -ENOTCONN;
 		else
-			err = rnbd_clt_same_dev(dev, &rsp);
-		if (!err) {
-			dev->dev_id = le32_to_cpu(rsp.dev_id);
-			dev->epoch = sess->epoch;
-			__rnbd_clt_dev_srv_resized(dev,
-						   le64_to_cpu(rsp.nsectors));
-			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
+			err = rnbd_clt_dev_reopened(dev, &rsp);
+		if (!err)
 			opened = false;
-		}
 		mutex_unlock(&sess->lock);
 	}
 	if (opened)
