@@ -231,12 +231,8 @@ bool trs_clt_has_path(struct trs_clt_sess *sess,
 	bool found = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(path, &sess->paths, entry) {
-		if (trs_clt_path_matches(path, addr)) {
-			found = true;
-			break;
-		}
-	}
+	list_for_each_entry_rcu(path, &sess->paths, entry)
+		found |= trs_clt_path_matches(path, addr);
 	rcu_read_unlock();
 	return found;
 }
@@ -250,12 +246,8 @@ bool trs_clt_sess_any(struct trs_clt_sess *sess,
 	bool found = false;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(path, &sess->paths, entry) {
-		if (trs_clt_path_state(path) == state) {
-			found = true;
-			break;
-		}
-	}
+	list_for_each_entry_rcu(path, &sess->paths, entry)
+		found |= trs_clt_path_state(path) == state;
 	rcu_read_unlock();
 	return found;
 }
