@@ -157,9 +157,8 @@ void rnbd_clt_size_work(struct work_struct *work)
 	mutex_unlock(&sess->lock);
 
 	while ((dev = rnbd_clt_next_size_check(sess, &dev_id))) {
-		err = rnbd_clt_send_info(dev, dev_id, &rsp);
-		if (!err)
-			err = rnbd_clt_check_open_rsp(dev, &rsp);
+		err = rnbd_clt_send_info(dev, dev_id, &rsp) ?:
+		      rnbd_clt_check_open_rsp(dev, &rsp);
 		if (!err && le32_to_cpu(rsp.dev_id) != dev_id)
 			err = -EPROTO;
 		rnbd_clt_dev_info_done(dev, &rsp, err);

@@ -222,10 +222,8 @@ int trs_clt_auth_start(struct trs_clt_path *path)
 
 	path->setup_step = "authentication";
 	path->setup_conn = 0;
-	err = trs_clt_auth_post(path, 0, sizeof(*auth->chal), false);
-	if (!err)
-		err = trs_clt_auth_post(path, 0, sizeof(*hello), true);
-	return err;
+	return trs_clt_auth_post(path, 0, sizeof(*auth->chal), false) ?:
+	       trs_clt_auth_post(path, 0, sizeof(*hello), true);
 }
 
 static bool trs_clt_auth_over(struct trs_clt_path *path, int *err)

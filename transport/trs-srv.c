@@ -149,10 +149,8 @@ static int trs_srv_listen(struct trs_srv_ctx *ctx, sa_family_t family,
 	/* IPv6 accepts IPv4 too */
 	if (family == AF_INET6)
 		err = rdma_set_afonly(cm_id, 0);
-	if (!err)
-		err = rdma_bind_addr(cm_id, (struct sockaddr *)&addr);
-	if (!err)
-		err = rdma_listen(cm_id, TRS_SRV_BACKLOG);
+	err = err ?: rdma_bind_addr(cm_id, (struct sockaddr *)&addr) ?:
+	      rdma_listen(cm_id, TRS_SRV_BACKLOG);
 	if (err) {
 		rdma_destroy_id(cm_id);
 		return err;
