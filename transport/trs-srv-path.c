@@ -205,7 +205,13 @@ static void trs_srv_path_release(struct percpu_ref *ref)
 	queue_work(trs_srv_wq, &path->free_work);
 }
 
-static void trs_srv_path_free(struct trs_srv_path *path)
+/**
+ * trs_srv_path_free() - free a path, and what trs_srv_path_alloc() took:
+ *	its chunk memory admission and its session reference
+ * @path: from trs_srv_path_alloc(), its last request answered, or one
+ *	never linked nor started (then trs_srv_mutex may be held)
+ */
+void trs_srv_path_free(struct trs_srv_path *path)
 {
 	struct trs_srv_sess *sess = path->sess;
 	u32 i;
@@ -476,18 +482,6 @@ free_conns:
 free_path:
 	kfree(path);
 	return NULL;
-}
-
-/**
- * trs_srv_path_discard() - free a path that was never linked nor started
- * @path: from trs_srv_path_alloc()
- *
- * Releases what trs_srv_path_alloc() took: its chunk memory admission and
- * its session reference.  trs_srv_mutex may be held.
- */
-void trs_srv_path_discard(struct trs_srv_path *path)
-{
-	trs_srv_path_free(path);
 }
 
 /**

@@ -613,7 +613,7 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 
 free_path:
 	/* it releases the bytes, the connections and its session reference */
-	trs_srv_path_discard(path);
+	trs_srv_path_free(path);
 	goto drop_sess;
 release_bytes:
 	trs_srv_release_bytes(bytes);

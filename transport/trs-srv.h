@@ -383,7 +383,7 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 					const struct trs_msg_conn_req *req,
 					const struct trs_msg_conn_rsp *rsp,
 					u64 bytes);
-void trs_srv_path_discard(struct trs_srv_path *path);
+void trs_srv_path_free(struct trs_srv_path *path);
 int trs_srv_path_dev_init(struct trs_srv_path *path);
 void trs_srv_path_setup_done(struct trs_srv_path *path);
 void trs_srv_path_start(struct trs_srv_path *path);
