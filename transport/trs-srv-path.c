@@ -57,40 +57,6 @@ void trs_srv_path_fail(struct trs_srv_path *path, const char *why)
 	queue_work(trs_srv_wq, &path->close_work);
 }
 
-static int trs_srv_chunk_init(struct trs_srv_path *path,
-			      struct trs_srv_slot *slot)
-{
-	struct ib_device *dev = path->ibdev;
-	int err = -ENOMEM;
-
-	slot->buf = TRS_FI(alloc_pages_exact(path->chunk_size,
-					     GFP_KERNEL | __GFP_ZERO), NULL);
-	if (!slot->buf)
-		return -ENOMEM;
-	sg_init_one(&slot->sg, slot->buf, path->chunk_size);
-	if (ib_dma_map_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL) != 1)
-		return -ENOMEM;
-	slot->mr = TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
-				      path->chunk_size / TRS_MR_PAGE),
-			  ERR_PTR(-ENOMEM));
-	if (IS_ERR(slot->mr)) {
-		err = PTR_ERR(slot->mr);
-		goto unmap;
-	}
-	if (ib_map_mr_sg(slot->mr, &slot->sg, 1, NULL, TRS_MR_PAGE) != 1) {
-		err = -EINVAL;
-		goto dereg_mr;
-	}
-	return 0;
-
-dereg_mr:
-	ib_dereg_mr(slot->mr);
-unmap:
-	ib_dma_unmap_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL);
-	slot->mr = NULL;
-	return err;
-}
-
 /* The RDMA side of a chunk; its memory stays for a request still in use. */
 static void trs_srv_chunk_unmap(struct trs_srv_path *path,
 				struct trs_srv_slot *slot)
@@ -100,6 +66,34 @@ static void trs_srv_chunk_unmap(struct trs_srv_path *path,
 	ib_dereg_mr(slot->mr);
 	ib_dma_unmap_sg(path->ibdev, &slot->sg, 1, DMA_BIDIRECTIONAL);
 	slot->mr = NULL;
+}
+
+static int trs_srv_chunk_init(struct trs_srv_path *path,
+			      struct trs_srv_slot *slot)
+{
+	struct ib_device *dev = path->ibdev;
+	struct ib_mr *mr;
+
+	slot->buf = TRS_FI(alloc_pages_exact(path->chunk_size,
+					     GFP_KERNEL | __GFP_ZERO), NULL);
+	if (!slot->buf)
+		return -ENOMEM;
+	sg_init_one(&slot->sg, slot->buf, path->chunk_size);
+	if (ib_dma_map_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL) != 1)
+		return -ENOMEM;
+	mr = TRS_FI(ib_alloc_mr(path->pd, IB_MR_TYPE_MEM_REG,
+				path->chunk_size / TRS_MR_PAGE),
+		    ERR_PTR(-ENOMEM));
+	if (IS_ERR(mr)) {
+		ib_dma_unmap_sg(dev, &slot->sg, 1, DMA_BIDIRECTIONAL);
+		return PTR_ERR(mr);
+	}
+	slot->mr = mr;
+	if (ib_map_mr_sg(mr, &slot->sg, 1, NULL, TRS_MR_PAGE) != 1) {
+		trs_srv_chunk_unmap(path, slot);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**
@@ -129,11 +123,8 @@ int trs_srv_path_dev_init(struct trs_srv_path *path)
 		return -ENOMEM;
 	path->table_dma = ib_dma_map_single(dev, path->table, path->table_len,
 					    DMA_TO_DEVICE);
-	if (ib_dma_mapping_error(dev, path->table_dma)) {
-		kfree(path->table);
-		path->table = NULL;
+	if (ib_dma_mapping_error(dev, path->table_dma))
 		return -ENOMEM;
-	}
 	path->table_mapped = true;
 	path->busy = TRS_FI(bitmap_zalloc(qd, GFP_KERNEL), NULL);
 	path->slots = TRS_FI(kvcalloc(qd, sizeof(*path->slots), GFP_KERNEL),
