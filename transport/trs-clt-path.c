@@ -134,7 +134,6 @@ enum trs_clt_path_state trs_clt_path_state(struct trs_clt_path *path)
 void trs_clt_fail(struct trs_clt_path *path, int err)
 {
 	unsigned long flags;
-
 	bool lost = false;
 
 	spin_lock_irqsave(&path->state_lock, flags);
@@ -197,9 +196,7 @@ struct trs_clt_path *trs_clt_path_alloc(struct trs_clt_sess *sess,
 				     GFP_KERNEL), NULL);
 	path->cpu_migr_to = TRS_FI(alloc_percpu(u32), NULL);
 	if (!path->conns || !path->cpu_migr_to) {
-		free_percpu(path->cpu_migr_to);
-		kfree(path->conns);
-		kfree(path);
+		trs_clt_path_free(path);
 		return NULL;
 	}
 	path->sess = sess;

@@ -430,11 +430,13 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 	path->conn_cnt = le16_to_cpu(req->conn_cnt);
 	path->conns = TRS_FI(kcalloc(path->conn_cnt, sizeof(*path->conns),
 				     GFP_KERNEL), NULL);
-	if (!path->conns)
-		goto free_path;
-	if (TRS_FI(percpu_ref_init(&path->inflight, trs_srv_path_release, 0,
-				   GFP_KERNEL), -ENOMEM))
-		goto free_conns;
+	if (!path->conns ||
+	    TRS_FI(percpu_ref_init(&path->inflight, trs_srv_path_release, 0,
+				   GFP_KERNEL), -ENOMEM)) {
+		kfree(path->conns);
+		kfree(path);
+		return NULL;
+	}
 
 	path->sess = sess;
 	kref_get(&sess->ref);
@@ -467,12 +469,6 @@ struct trs_srv_path *trs_srv_path_alloc(struct trs_srv_sess *sess,
 		    &trs_srv_hb_timeout_sec);
 	path->hb.on = rsp->caps & cpu_to_le32(TRS_CAP_HEARTBEAT);
 	return path;
-
-free_conns:
-	kfree(path->conns);
-free_path:
-	kfree(path);
-	return NULL;
 }
 
 /**
