@@ -17,10 +17,7 @@
 #include <linux/module.h>
 #include "trs-core.h"
 
-static unsigned long trs_hb_period(void)
-{
-	return msecs_to_jiffies(TRS_HB_INTERVAL_MS);
-}
+#define TRS_HB_PERIOD	msecs_to_jiffies(TRS_HB_INTERVAL_MS)
 
 static void trs_hb_work(struct work_struct *work)
 {
@@ -30,7 +27,7 @@ static void trs_hb_work(struct work_struct *work)
 
 	/* checked every period: at most @sec after the last heartbeat */
 	if (time_after_eq(jiffies, READ_ONCE(hb->rx) + sec * HZ -
-			  trs_hb_period())) {
+			  TRS_HB_PERIOD)) {
 		hb->ops->lost(hb, sec);
 		return;
 	}
@@ -38,7 +35,7 @@ static void trs_hb_work(struct work_struct *work)
 		hb->ops->lost(hb, 0);
 		return;
 	}
-	queue_delayed_work(hb->wq, &hb->work, trs_hb_period());
+	queue_delayed_work(hb->wq, &hb->work, TRS_HB_PERIOD);
 }
 
 static void trs_hb_sent(struct ib_cq *cq, struct ib_wc *wc)
@@ -84,7 +81,7 @@ void trs_hb_start(struct trs_hb *hb)
 		return;
 	WRITE_ONCE(hb->busy, false);
 	WRITE_ONCE(hb->rx, jiffies);
-	queue_delayed_work(hb->wq, &hb->work, trs_hb_period());
+	queue_delayed_work(hb->wq, &hb->work, TRS_HB_PERIOD);
 }
 EXPORT_SYMBOL_GPL(trs_hb_start);
 
