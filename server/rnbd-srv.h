@@ -208,8 +208,6 @@ void rnbd_srv_fill_open_rsp(const struct rnbd_srv_dev *dev,
 sector_t rnbd_srv_dev_nr_sectors(const struct rnbd_srv_dev *dev);
 
 /* rnbd-srv-file.c: regular files */
-
-/* @file is read and written with IOCB_DIRECT: its file system can. */
 bool rnbd_srv_file_pseudo(const struct super_block *sb);
 int rnbd_srv_file_open(struct rnbd_srv_dev *dev, const struct path *path);
 int rnbd_srv_file_check(struct rnbd_srv_sess *sess,

@@ -105,8 +105,6 @@ struct trs_clt_attrs {
 	u32	nr_conns;
 };
 
-struct trs_clt_io;
-
 /**
  * struct trs_clt_io - one request, owned by the user until done() runs
  * @slot: chunk index, 0..queue_depth-1, not in use by another request
