@@ -20,7 +20,7 @@
 #include <linux/slab.h>
 #include "trs-clt.h"
 
-static struct class trs_clt_class = {
+struct class trs_clt_class = {
 	.name	= "rtrs-client",
 };
 
@@ -682,22 +682,4 @@ void trs_clt_sysfs_del(struct trs_clt_sess *sess)
 	if (sess->dev)
 		device_unregister(sess->dev);
 	sess->dev = NULL;
-}
-
-/**
- * trs_clt_sysfs_init() - register the rtrs-client class
- *
- * Return: 0 or a negative errno.
- */
-int trs_clt_sysfs_init(void)
-{
-	return class_register(&trs_clt_class);
-}
-
-/**
- * trs_clt_sysfs_exit() - unregister the rtrs-client class
- */
-void trs_clt_sysfs_exit(void)
-{
-	class_unregister(&trs_clt_class);
 }

@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include "trs-clt.h"
@@ -322,16 +323,16 @@ static int __init trs_clt_init(void)
 			    NULL);
 	if (!trs_clt_wq)
 		return -ENOMEM;
-	err = trs_clt_sysfs_init();
+	err = class_register(&trs_clt_class);
 	if (err)
 		goto destroy_wq;
 	err = ib_register_client(&trs_clt_ib_client);
 	if (err)
-		goto sysfs_exit;
+		goto unregister_class;
 	return 0;
 
-sysfs_exit:
-	trs_clt_sysfs_exit();
+unregister_class:
+	class_unregister(&trs_clt_class);
 destroy_wq:
 	destroy_workqueue(trs_clt_wq);
 	return err;
@@ -340,7 +341,7 @@ destroy_wq:
 static void __exit trs_clt_exit(void)
 {
 	ib_unregister_client(&trs_clt_ib_client);
-	trs_clt_sysfs_exit();
+	class_unregister(&trs_clt_class);
 	destroy_workqueue(trs_clt_wq);
 }
 

@@ -549,8 +549,7 @@ struct trs_clt_path *trs_clt_pick_path(struct trs_clt_sess *sess,
 				       unsigned int conn);
 
 /* trs-clt-sysfs.c */
-int trs_clt_sysfs_init(void);
-void trs_clt_sysfs_exit(void);
+extern struct class trs_clt_class;
 int trs_clt_sysfs_add(struct trs_clt_sess *sess);
 void trs_clt_sysfs_del(struct trs_clt_sess *sess);
 int trs_clt_path_sysfs_add(struct trs_clt_path *path);

@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 #include "trs-srv.h"
 
-static struct class trs_srv_class = {
+struct class trs_srv_class = {
 	.name	= "rtrs-server",
 };
 
@@ -269,22 +269,4 @@ void trs_srv_sysfs_path_del(struct trs_srv_path *path)
 	path->stats_kobj = NULL;
 	trs_kobj_del(path->kobj);
 	path->kobj = NULL;
-}
-
-/**
- * trs_srv_sysfs_init() - register the rtrs-server class
- *
- * Return: 0 or a negative errno.
- */
-int trs_srv_sysfs_init(void)
-{
-	return class_register(&trs_srv_class);
-}
-
-/**
- * trs_srv_sysfs_exit() - unregister the rtrs-server class
- */
-void trs_srv_sysfs_exit(void)
-{
-	class_unregister(&trs_srv_class);
 }

@@ -4,6 +4,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/device.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/module.h>
@@ -271,13 +272,13 @@ static int __init trs_srv_init(void)
 		err = -ENOMEM;
 		goto destroy_wq;
 	}
-	err = trs_srv_sysfs_init();
+	err = class_register(&trs_srv_class);
 	if (err)
 		goto destroy_setup_wq;
 	err = sysfs_create_file(&THIS_MODULE->mkobj.kobj,
 				&trs_srv_attr_nr_conns.attr);
 	if (err)
-		goto sysfs_exit;
+		goto unregister_class;
 	err = ib_register_client(&trs_srv_ib_client);
 	if (err)
 		goto remove_nr_conns;
@@ -286,8 +287,8 @@ static int __init trs_srv_init(void)
 remove_nr_conns:
 	sysfs_remove_file(&THIS_MODULE->mkobj.kobj,
 			  &trs_srv_attr_nr_conns.attr);
-sysfs_exit:
-	trs_srv_sysfs_exit();
+unregister_class:
+	class_unregister(&trs_srv_class);
 destroy_setup_wq:
 	destroy_workqueue(trs_srv_setup_wq);
 destroy_wq:
@@ -303,7 +304,7 @@ static void __exit trs_srv_exit(void)
 	     trs_srv_nr_conns());
 	sysfs_remove_file(&THIS_MODULE->mkobj.kobj,
 			  &trs_srv_attr_nr_conns.attr);
-	trs_srv_sysfs_exit();
+	class_unregister(&trs_srv_class);
 	destroy_workqueue(trs_srv_setup_wq);
 	destroy_workqueue(trs_srv_wq);
 }

@@ -404,8 +404,7 @@ int trs_srv_auth_state(struct trs_srv_path *path);
 bool trs_srv_auth_conn_ok(struct trs_srv_path *path, u16 idx, const u8 *key);
 
 /* trs-srv-sysfs.c */
-int trs_srv_sysfs_init(void);
-void trs_srv_sysfs_exit(void);
+extern struct class trs_srv_class;
 void trs_srv_sysfs_sess_add(struct trs_srv_sess *sess);
 void trs_srv_sysfs_sess_del(struct trs_srv_sess *sess);
 void trs_srv_sysfs_path_add(struct trs_srv_path *path);
