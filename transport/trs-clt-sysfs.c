@@ -380,7 +380,7 @@ static struct trs_clt_kobj *trs_clt_kobj_add(struct trs_clt_path *path,
 }
 
 /*
- * The session's recovery tunables: unsigned seconds up to a day, and
+ * The session's recovery tunables: seconds, 1 up to a day, and
  * max_reconnect_attempts, -1 (never give up) or 0..INT_MAX.
  */
 #define TRS_CLT_MAX_TUNABLE_SEC	(24 * 3600)
@@ -389,12 +389,10 @@ static struct trs_clt_kobj *trs_clt_kobj_add(struct trs_clt_path *path,
  * struct trs_clt_sec_attr - a seconds tunable of the session directory
  * @attr: the file
  * @offset: the u32 in struct trs_clt_sess
- * @min: smallest value accepted
  */
 struct trs_clt_sec_attr {
 	struct device_attribute	attr;
 	size_t			offset;
-	u32			min;
 };
 
 static u32 *trs_clt_sec_field(struct device *dev,
@@ -417,28 +415,26 @@ static ssize_t trs_clt_sec_store(struct device *dev,
 				 struct device_attribute *attr,
 				 const char *buf, size_t count)
 {
-	u32 min = container_of(attr, struct trs_clt_sec_attr, attr)->min;
 	u32 sec;
 	int err;
 
 	err = kstrtou32(buf, 0, &sec);
 	if (err)
 		return err;
-	if (sec < min || sec > TRS_CLT_MAX_TUNABLE_SEC)
+	if (!sec || sec > TRS_CLT_MAX_TUNABLE_SEC)
 		return -EINVAL;
 	WRITE_ONCE(*trs_clt_sec_field(dev, attr), sec);
 	return count;
 }
 
-#define TRS_CLT_SEC_ATTR(_name, _min) {					\
+#define TRS_CLT_SEC_ATTR(_name) {					\
 	.attr	= __ATTR(_name, 0644, trs_clt_sec_show, trs_clt_sec_store),	\
 	.offset	= offsetof(struct trs_clt_sess, _name),			\
-	.min	= _min,							\
 }
 
 static struct trs_clt_sec_attr trs_clt_sec_attrs[] = {
-	TRS_CLT_SEC_ATTR(reconnect_delay_sec, 1),
-	TRS_CLT_SEC_ATTR(loss_timeout_sec, 1),
+	TRS_CLT_SEC_ATTR(reconnect_delay_sec),
+	TRS_CLT_SEC_ATTR(loss_timeout_sec),
 };
 
 /* trs_clt_sess_attrs lists each by its index */
