@@ -232,7 +232,7 @@ void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id)
 {
 	struct rnbd_clt_sess *sess = dev->sess;
 	struct rnbd_clt_admin *adm;
-	int err;
+	int err = -ENOMEM;
 
 	if (!trs_clt_connected(sess->trs))
 		return;
@@ -240,8 +240,6 @@ void rnbd_clt_send_close(struct rnbd_clt_dev *dev, u32 dev_id)
 	if (adm) {
 		adm->msg.close.dev_id = cpu_to_le32(dev_id);
 		err = rnbd_clt_admin_exec(sess, adm, NULL);
-	} else {
-		err = -ENOMEM;
 	}
 	if (err)
 		pr_warn("%s@%s: closing the device on the server failed: %d\n",
