@@ -235,7 +235,6 @@ void trs_srv_sysfs_sess_del(struct trs_srv_sess *sess)
 void trs_srv_sysfs_path_add(struct trs_srv_path *path)
 {
 	char clt[TRS_ADDR_LEN], srv[TRS_ADDR_LEN], name[2 * TRS_ADDR_LEN];
-	struct kobject *stats;
 
 	if (!path->sess->paths_kobj)
 		return;
@@ -244,18 +243,14 @@ void trs_srv_sysfs_path_add(struct trs_srv_path *path)
 	snprintf(name, sizeof(name), "%s@%s", clt, srv);
 	path->kobj = trs_srv_kobj_add(path, &trs_srv_path_ktype,
 				      path->sess->paths_kobj, name);
-	if (!path->kobj)
-		goto fail;
-	stats = trs_srv_kobj_add(path, &trs_srv_stats_ktype, path->kobj,
-				 "stats");
-	if (!stats) {
-		trs_kobj_del(path->kobj);
-		path->kobj = NULL;
-		goto fail;
-	}
-	path->stats_kobj = stats;
-	return;
-fail:
+	if (path->kobj)
+		path->stats_kobj = trs_srv_kobj_add(path, &trs_srv_stats_ktype,
+						    path->kobj, "stats");
+	if (path->stats_kobj)
+		return;
+	/* no directory rather than one without its stats */
+	trs_kobj_del(path->kobj);
+	path->kobj = NULL;
 	pr_warn("%s: no sysfs directory %s\n", path->name, name);
 }
 
