@@ -187,79 +187,6 @@ static void rnbd_srv_bio_end_io(struct bio *bio)
 	trs_srv_resp(req, err, len);
 }
 
-/* See rnbd_srv_io_flags(). */
-static __always_inline int __rnbd_srv_io_flags(const struct rnbd_msg_io *msg,
-					       blk_opf_t *opf)
-{
-	if (msg->flags & ~RNBD_F_ALL)
-		return -EOPNOTSUPP;
-	if ((msg->flags & RNBD_F_FUA) && msg->op != RNBD_OP_WRITE)
-		return -EINVAL;
-	if ((msg->flags & RNBD_F_PREFLUSH) && msg->op != RNBD_OP_WRITE &&
-	    msg->op != RNBD_OP_FLUSH)
-		return -EINVAL;
-	if ((msg->flags & RNBD_F_NOUNMAP) && msg->op != RNBD_OP_WRITE_ZEROES)
-		return -EINVAL;
-
-	if (msg->flags & RNBD_F_FUA)
-		*opf |= REQ_FUA;
-	if (msg->flags & RNBD_F_PREFLUSH)
-		*opf |= REQ_PREFLUSH;
-	if (msg->flags & RNBD_F_NOUNMAP)
-		*opf |= REQ_NOUNMAP;
-	if (msg->flags & RNBD_F_SYNC)
-		*opf |= REQ_SYNC;
-	return 0;
-}
-
-/* See rnbd_srv_io_check(). */
-static __always_inline int
-__rnbd_srv_io_check(const struct trs_srv_req *req, const struct rnbd_msg_io *msg,
-		    u32 lbs, u64 cap, blk_opf_t *opf)
-{
-	u32 len = le32_to_cpu(msg->len);
-	u64 sector = le64_to_cpu(msg->sector);
-	enum dma_data_direction dir = DMA_NONE;
-
-	switch (msg->op) {
-	case RNBD_OP_READ:
-		*opf = REQ_OP_READ;
-		dir = DMA_FROM_DEVICE;
-		break;
-	case RNBD_OP_WRITE:
-		*opf = REQ_OP_WRITE;
-		dir = DMA_TO_DEVICE;
-		break;
-	case RNBD_OP_FLUSH:
-		/* REQ_OP_FLUSH is for requests only, never for submit_bio */
-		*opf = REQ_OP_WRITE | REQ_PREFLUSH;
-		break;
-	case RNBD_OP_DISCARD:
-		*opf = REQ_OP_DISCARD;
-		break;
-	case RNBD_OP_WRITE_ZEROES:
-		*opf = REQ_OP_WRITE_ZEROES;
-		break;
-	default:
-		return -EOPNOTSUPP;
-	}
-	if (req->dir != dir || (dir == DMA_NONE ? req->data_len : len != req->data_len))
-		return -EPROTO;
-	/* as ioprio_set() would: a known class, no level without one */
-	if (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) > IOPRIO_CLASS_IDLE ||
-	    (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) == IOPRIO_CLASS_NONE &&
-	     IOPRIO_PRIO_DATA(le16_to_cpu(msg->prio))))
-		return -EINVAL;
-	if (msg->op == RNBD_OP_FLUSH) {
-		if (len)
-			return -EINVAL;
-	} else if (!len || len % lbs || sector & ((lbs >> SECTOR_SHIFT) - 1) ||
-		   sector > cap || len >> SECTOR_SHIFT > cap - sector) {
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* Validate @msg for the block device of @dev; build the bio's op and flags. */
 static int rnbd_srv_io_bdev_check(const struct rnbd_srv_dev *dev,
 				  const struct trs_srv_req *req,
@@ -267,15 +194,15 @@ static int rnbd_srv_io_bdev_check(const struct rnbd_srv_dev *dev,
 {
 	int err;
 
-	err = __rnbd_srv_io_check(req, msg, bdev_logical_block_size(dev->bdev),
-				  bdev_nr_sectors(dev->bdev), opf);
+	err = rnbd_srv_io_check(req, msg, bdev_logical_block_size(dev->bdev),
+				bdev_nr_sectors(dev->bdev), opf);
 	if (err)
 		return err;
 	/* set read-only since the open: the block layer would only warn */
 	if (rnbd_srv_io_writes(msg) &&
 	    (!(dev->mode & BLK_OPEN_WRITE) || bdev_read_only(dev->bdev)))
 		return -EROFS;
-	return __rnbd_srv_io_flags(msg, opf);
+	return rnbd_srv_io_flags(msg, opf);
 }
 
 /**
@@ -354,39 +281,6 @@ u16 rnbd_srv_io_prio(const struct trs_srv_req *req,
 		     const struct rnbd_msg_io *msg)
 {
 	return __rnbd_srv_io_prio(req, msg);
-}
-
-/**
- * rnbd_srv_io_flags() - add the request flags of @msg to @opf
- * @msg: IO message whose op is checked already
- * @opf: REQ_FUA, REQ_PREFLUSH, REQ_NOUNMAP, REQ_SYNC added to it
- *
- * Return: 0, -EOPNOTSUPP for an unknown flag, -EINVAL for a flag its op
- * does not take.
- */
-int rnbd_srv_io_flags(const struct rnbd_msg_io *msg, blk_opf_t *opf)
-{
-	return __rnbd_srv_io_flags(msg, opf);
-}
-
-/**
- * rnbd_srv_io_check() - validate an IO message against its request and
- *	the device's geometry
- * @req: the request
- * @msg: its IO message
- * @lbs: the device's logical block size, bytes
- * @cap: the device's size, 512-byte sectors
- * @opf: set to the bio's op (its flags: rnbd_srv_io_flags())
- *
- * Return: 0, -EOPNOTSUPP for an unknown op, -EPROTO for a transport
- * direction or data length the op does not have, -EINVAL for a bad
- * priority, length or range.
- */
-int rnbd_srv_io_check(const struct trs_srv_req *req,
-		      const struct rnbd_msg_io *msg, u32 lbs, u64 cap,
-		      blk_opf_t *opf)
-{
-	return __rnbd_srv_io_check(req, msg, lbs, cap, opf);
 }
 
 /**

@@ -11,6 +11,7 @@
 #define RNBD_SRV_H
 
 #include <linux/blkdev.h>
+#include <linux/ioprio.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -240,10 +241,6 @@ void rnbd_srv_sysfs_dev_del(struct rnbd_srv_dev *dev);
 int rnbd_srv_io(struct rnbd_srv_sess *sess, struct trs_srv_req *req);
 int rnbd_srv_dev_waitq_init(struct rnbd_srv_dev *dev);
 void rnbd_srv_dev_waitq_work(struct work_struct *work);
-int rnbd_srv_io_check(const struct trs_srv_req *req,
-		      const struct rnbd_msg_io *msg, u32 lbs, u64 cap,
-		      blk_opf_t *opf);
-int rnbd_srv_io_flags(const struct rnbd_msg_io *msg, blk_opf_t *opf);
 u16 rnbd_srv_io_prio(const struct trs_srv_req *req,
 		     const struct rnbd_msg_io *msg);
 
@@ -251,6 +248,98 @@ u16 rnbd_srv_io_prio(const struct trs_srv_req *req,
 static inline bool rnbd_srv_io_writes(const struct rnbd_msg_io *msg)
 {
 	return msg->op != RNBD_OP_READ && msg->op != RNBD_OP_FLUSH;
+}
+
+/**
+ * rnbd_srv_io_flags() - add the request flags of @msg to @opf
+ * @msg: IO message whose op is checked already
+ * @opf: REQ_FUA, REQ_PREFLUSH, REQ_NOUNMAP, REQ_SYNC added to it
+ *
+ * Return: 0, -EOPNOTSUPP for an unknown flag, -EINVAL for a flag its op
+ * does not take.
+ */
+static __always_inline int rnbd_srv_io_flags(const struct rnbd_msg_io *msg,
+					     blk_opf_t *opf)
+{
+	if (msg->flags & ~RNBD_F_ALL)
+		return -EOPNOTSUPP;
+	if ((msg->flags & RNBD_F_FUA) && msg->op != RNBD_OP_WRITE)
+		return -EINVAL;
+	if ((msg->flags & RNBD_F_PREFLUSH) && msg->op != RNBD_OP_WRITE &&
+	    msg->op != RNBD_OP_FLUSH)
+		return -EINVAL;
+	if ((msg->flags & RNBD_F_NOUNMAP) && msg->op != RNBD_OP_WRITE_ZEROES)
+		return -EINVAL;
+
+	if (msg->flags & RNBD_F_FUA)
+		*opf |= REQ_FUA;
+	if (msg->flags & RNBD_F_PREFLUSH)
+		*opf |= REQ_PREFLUSH;
+	if (msg->flags & RNBD_F_NOUNMAP)
+		*opf |= REQ_NOUNMAP;
+	if (msg->flags & RNBD_F_SYNC)
+		*opf |= REQ_SYNC;
+	return 0;
+}
+
+/**
+ * rnbd_srv_io_check() - validate an IO message against its request and
+ *	the device's geometry
+ * @req: the request
+ * @msg: its IO message
+ * @lbs: the device's logical block size, bytes
+ * @cap: the device's size, 512-byte sectors
+ * @opf: set to the bio's op (its flags: rnbd_srv_io_flags())
+ *
+ * Return: 0, -EOPNOTSUPP for an unknown op, -EPROTO for a transport
+ * direction or data length the op does not have, -EINVAL for a bad
+ * priority, length or range.
+ */
+static __always_inline int
+rnbd_srv_io_check(const struct trs_srv_req *req, const struct rnbd_msg_io *msg,
+		  u32 lbs, u64 cap, blk_opf_t *opf)
+{
+	u32 len = le32_to_cpu(msg->len);
+	u64 sector = le64_to_cpu(msg->sector);
+	enum dma_data_direction dir = DMA_NONE;
+
+	switch (msg->op) {
+	case RNBD_OP_READ:
+		*opf = REQ_OP_READ;
+		dir = DMA_FROM_DEVICE;
+		break;
+	case RNBD_OP_WRITE:
+		*opf = REQ_OP_WRITE;
+		dir = DMA_TO_DEVICE;
+		break;
+	case RNBD_OP_FLUSH:
+		/* REQ_OP_FLUSH is for requests only, never for submit_bio */
+		*opf = REQ_OP_WRITE | REQ_PREFLUSH;
+		break;
+	case RNBD_OP_DISCARD:
+		*opf = REQ_OP_DISCARD;
+		break;
+	case RNBD_OP_WRITE_ZEROES:
+		*opf = REQ_OP_WRITE_ZEROES;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (req->dir != dir || (dir == DMA_NONE ? req->data_len : len != req->data_len))
+		return -EPROTO;
+	/* as ioprio_set() would: a known class, no level without one */
+	if (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) > IOPRIO_CLASS_IDLE ||
+	    (IOPRIO_PRIO_CLASS(le16_to_cpu(msg->prio)) == IOPRIO_CLASS_NONE &&
+	     IOPRIO_PRIO_DATA(le16_to_cpu(msg->prio))))
+		return -EINVAL;
+	if (msg->op == RNBD_OP_FLUSH) {
+		if (len)
+			return -EINVAL;
+	} else if (!len || len % lbs || sector & ((lbs >> SECTOR_SHIFT) - 1) ||
+		   sector > cap || len >> SECTOR_SHIFT > cap - sector) {
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int rnbd_srv_io_init(void);
