@@ -99,12 +99,6 @@ static ssize_t cur_latency_show(struct kobject *kobj,
 	return sysfs_emit(buf, "%llu\n", n ? div_u64(sum, n) : 0);
 }
 
-static ssize_t trs_clt_usage_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "Usage: echo 1 > %s\n", attr->attr.name);
-}
-
 /* disconnect, reconnect and remove_path: "1" does it */
 static ssize_t trs_clt_path_cmd_store(struct kobject *kobj,
 				      struct kobj_attribute *attr,
@@ -304,11 +298,11 @@ static struct kobj_attribute trs_clt_attr_dst_addr = __ATTR_RO(dst_addr);
 static struct kobj_attribute trs_clt_attr_cur_latency =
 	__ATTR_RO(cur_latency);
 static struct kobj_attribute trs_clt_attr_disconnect =
-	__ATTR(disconnect, 0644, trs_clt_usage_show, trs_clt_path_cmd_store);
+	__ATTR(disconnect, 0644, trs_usage_show, trs_clt_path_cmd_store);
 static struct kobj_attribute trs_clt_attr_reconnect =
-	__ATTR(reconnect, 0644, trs_clt_usage_show, trs_clt_path_cmd_store);
+	__ATTR(reconnect, 0644, trs_usage_show, trs_clt_path_cmd_store);
 static struct kobj_attribute trs_clt_attr_remove_path =
-	__ATTR(remove_path, 0644, trs_clt_usage_show, trs_clt_path_cmd_store);
+	__ATTR(remove_path, 0644, trs_usage_show, trs_clt_path_cmd_store);
 static struct kobj_attribute trs_clt_attr_cpu = __ATTR_RO(cpu);
 
 static struct attribute *trs_clt_path_attrs[] = {

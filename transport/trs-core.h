@@ -210,6 +210,13 @@ static inline ssize_t trs_addr_show(const struct sockaddr_storage *addr,
 	return sysfs_emit(buf, "%s\n", str);
 }
 
+/* The show() of a path's sysfs file that takes "1": how to write it. */
+static inline ssize_t trs_usage_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "Usage: echo 1 > %s\n", attr->attr.name);
+}
+
 /* Remove a sysfs directory of a path and drop its reference; NULL: none. */
 static inline void trs_kobj_del(struct kobject *kobj)
 {

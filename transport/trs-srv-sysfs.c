@@ -67,12 +67,6 @@ static ssize_t state_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  "connected" : "disconnected");
 }
 
-static ssize_t disconnect_show(struct kobject *kobj,
-			       struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "Usage: echo 1 > %s\n", attr->attr.name);
-}
-
 static ssize_t disconnect_store(struct kobject *kobj,
 				struct kobj_attribute *attr, const char *buf,
 				size_t count)
@@ -90,7 +84,8 @@ static struct kobj_attribute trs_srv_attr_dst_addr = __ATTR_RO(dst_addr);
 static struct kobj_attribute trs_srv_attr_hca_name = __ATTR_RO(hca_name);
 static struct kobj_attribute trs_srv_attr_hca_port = __ATTR_RO(hca_port);
 static struct kobj_attribute trs_srv_attr_state = __ATTR_RO(state);
-static struct kobj_attribute trs_srv_attr_disconnect = __ATTR_RW(disconnect);
+static struct kobj_attribute trs_srv_attr_disconnect =
+	__ATTR(disconnect, 0644, trs_usage_show, disconnect_store);
 
 static struct attribute *trs_srv_path_attrs[] = {
 	&trs_srv_attr_src_addr.attr,
