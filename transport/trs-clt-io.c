@@ -709,7 +709,6 @@ bool trs_clt_timeout(struct trs_clt_sess *sess, unsigned int conn,
 		     const struct trs_clt_io *io)
 {
 	struct trs_clt_path *path, *found = NULL;
-	struct trs_clt_slot *slot;
 	unsigned long irqflags;
 	struct trs_clt_conn *c;
 	unsigned int flags = 0;
@@ -724,9 +723,8 @@ bool trs_clt_timeout(struct trs_clt_sess *sess, unsigned int conn,
 		if (!c->dead &&
 		    trs_clt_path_state(path) == TRS_CLT_PATH_CONNECTED &&
 		    READ_ONCE(path->slots[io->slot].io) == io) {
-			slot = &path->slots[io->slot];
 			found = path;
-			flags = slot->flags;
+			flags = path->slots[io->slot].flags;
 		}
 		spin_unlock_irqrestore(&c->lock, irqflags);
 		if (found)
