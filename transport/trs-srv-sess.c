@@ -457,19 +457,16 @@ trs_srv_sess_may_join(struct trs_srv_ctx *ctx, struct trs_srv_sess *sess,
 		return -EAGAIN;
 	}
 	spin_lock_irq(&sess->lock);
-	if (sess->closing) {
-		/* the user is closing it: the client retries when it is gone */
-		err = -EAGAIN;
-		goto unlock;
-	}
 	list_for_each_entry(path, &sess->paths, sess_entry) {
 		if (READ_ONCE(path->state) != TRS_SRV_CLOSING &&
 		    path->path_id != id)
 			live++;
 	}
-	if (live >= TRS_SRV_MAX_PATHS)
+	/* the user is closing it: the client retries when it is gone */
+	if (sess->closing)
+		err = -EAGAIN;
+	else if (live >= TRS_SRV_MAX_PATHS)
 		err = -EUSERS;
-unlock:
 	spin_unlock_irq(&sess->lock);
 	return err;
 }
