@@ -324,11 +324,7 @@ int rnbd_srv_io_init(void)
 	err = bioset_init(&rnbd_srv_bio_set, BIO_POOL_SIZE,
 			  offsetof(struct rnbd_srv_io, bio), BIOSET_NEED_BVECS);
 	if (err)
-		goto destroy_wq;
-	return 0;
-
-destroy_wq:
-	destroy_workqueue(rnbd_srv_submit_wq);
+		destroy_workqueue(rnbd_srv_submit_wq);
 	return err;
 }
 
