@@ -505,7 +505,7 @@ static DEVICE_ATTR_RW(mpath_policy);
 static int trs_clt_parse_path(const char *buf, struct trs_clt_path_addr *addr)
 {
 	char *str, *dst, *sep;
-	int err;
+	int err = 0;
 
 	memset(addr, 0, sizeof(*addr));
 	str = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
@@ -517,11 +517,8 @@ static int trs_clt_parse_path(const char *buf, struct trs_clt_path_addr *addr)
 		*sep = '\0';
 		err = trs_addr_parse(dst, &addr->src);
 		dst = sep + 1;
-		if (err)
-			goto free;
 	}
-	err = trs_addr_parse(dst, &addr->dst);
-free:
+	err = err ?: trs_addr_parse(dst, &addr->dst);
 	kfree(str);
 	return err;
 }

@@ -566,10 +566,8 @@ struct trs_srv_conn *trs_srv_conn_create(struct trs_srv_path *path,
 	/* HELLO and PROOF land in the first two receives */
 	if (!idx)
 		err = trs_srv_auth_prepare(path, cm_id);
-	if (err)
-		goto destroy_qp;
-	err = trs_post_recvs(cm_id->qp, &conn->recv_cqe,
-			     qd + (idx ? 0 : TRS_HB_RECVS));
+	err = err ?: trs_post_recvs(cm_id->qp, &conn->recv_cqe,
+				    qd + (idx ? 0 : TRS_HB_RECVS));
 	if (err)
 		goto destroy_qp;
 	return conn;
