@@ -462,11 +462,7 @@ int rnbd_srv_dev_open(struct rnbd_srv_sess *sess,
 	/* from here on kobject_put() frees it */
 	rnbd_srv_dev_kobj_init(dev);
 	dev->path = TRS_FI(kstrdup(msg->path, GFP_KERNEL), NULL);
-	if (!dev->path) {
-		err = -ENOMEM;
-		goto put_dev;
-	}
-	err = rnbd_srv_dev_waitq_init(dev);
+	err = dev->path ? rnbd_srv_dev_waitq_init(dev) : -ENOMEM;
 	if (err)
 		goto put_dev;
 	dev->sess = sess;
