@@ -67,7 +67,7 @@ int trs_clt_slots_init(struct trs_clt_path *path)
 				     GFP_KERNEL), NULL);
 	if (!path->slots)
 		return -ENOMEM;
-	for (i = 0; i < path->queue_depth; i++) {
+	for (i = 0; i < path->queue_depth && !err; i++) {
 		slot = &path->slots[i];
 		slot->tag = i;
 		trs_clt_slot_cqes_init(slot);
@@ -84,10 +84,8 @@ int trs_clt_slots_init(struct trs_clt_path *path)
 					 TRS_MR_PAGES(TRS_CLT_BOUNCE_SIZE), &err);
 		if (!err && (!slot->hdr_dma || !slot->bounce_dma))
 			err = -ENOMEM;
-		if (err)
-			return err;
 	}
-	return 0;
+	return err;
 }
 
 /* Registration of the bounce MRs: only the last REG_MR is signaled. */
