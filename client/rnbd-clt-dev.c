@@ -636,13 +636,9 @@ static int __rnbd_clt_map_device(const struct rnbd_clt_map_opts *opts)
 		goto unlink_dev;
 	}
 	dev->dev_id = le32_to_cpu(rsp.dev_id);
-	err = rnbd_clt_check_open_rsp(dev, &rsp);
-	if (err)
-		goto close_remote;
-	err = rnbd_clt_dev_set_mapped(dev);
-	if (err)
-		goto close_remote;
-	err = rnbd_clt_disk_add(dev, &rsp);
+	err = rnbd_clt_check_open_rsp(dev, &rsp) ?:
+	      rnbd_clt_dev_set_mapped(dev) ?:
+	      rnbd_clt_disk_add(dev, &rsp);
 	if (err)
 		goto close_remote;
 	rnbd_clt_dev_catch_up(dev);

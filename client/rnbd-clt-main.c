@@ -347,10 +347,7 @@ rnbd_clt_sess_create(const struct rnbd_clt_map_opts *opts)
 		}
 	}
 	trs_clt_query(sess->trs, &sess->attrs);
-	err = rnbd_clt_sess_check_attrs(sess);
-	if (err)
-		goto close_trs;
-	err = rnbd_clt_sess_alloc_tags(sess);
+	err = rnbd_clt_sess_check_attrs(sess) ?: rnbd_clt_sess_alloc_tags(sess);
 	if (err)
 		goto close_trs;
 
