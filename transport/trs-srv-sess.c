@@ -587,10 +587,7 @@ trs_srv_path_join(struct trs_srv_ctx *ctx, struct rdma_cm_id *cm_id,
 		err = -ENOMEM;
 		goto release_bytes;
 	}
-	err = trs_srv_admit_conns(path, &peer);
-	if (err)
-		goto free_path;
-	err = trs_srv_sess_link(path);
+	err = trs_srv_admit_conns(path, &peer) ?: trs_srv_sess_link(path);
 	if (err)
 		goto free_path;
 	mutex_unlock(&trs_srv_mutex);
