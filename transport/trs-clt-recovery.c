@@ -124,8 +124,7 @@ static bool trs_clt_sess_all_closed(struct trs_clt_sess *sess)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(path, &sess->paths, entry)
-		if (trs_clt_path_state(path) != TRS_CLT_PATH_CLOSED)
-			all = false;
+		all &= trs_clt_path_state(path) == TRS_CLT_PATH_CLOSED;
 	rcu_read_unlock();
 	return all;
 }
