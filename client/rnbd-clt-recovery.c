@@ -237,7 +237,7 @@ static bool rnbd_clt_transport_err(int err)
 
 /*
  * Take the server's new open of @dev if it is the device we have: its id,
- * the epoch and its size, and MAPPED.  @rsp passed
+ * the epoch and its size; the caller makes it MAPPED.  @rsp passed
  * rnbd_clt_check_open_rsp().  Under sess->lock, @dev HELD or DISCONNECTED
  * with a disk (a DISCONNECTED one's stays until unmap, which cannot start
  * while its remap store runs).
@@ -257,7 +257,6 @@ static int rnbd_clt_dev_reopened(struct rnbd_clt_dev *dev,
 	dev->dev_id = le32_to_cpu(rsp->dev_id);
 	dev->epoch = sess->epoch;
 	__rnbd_clt_dev_srv_resized(dev, le64_to_cpu(rsp->nsectors));
-	rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 	return 0;
 }
 
@@ -304,6 +303,7 @@ static bool rnbd_clt_reopen(struct rnbd_clt_dev *dev)
 			opened = false;
 			pr_info("%s: %s@%s open again\n", dev->disk->disk_name,
 				dev->path, sess->name);
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
 		} else {
 			pr_err("%s: opening %s@%s again failed: %d; its IO fails until unmapped\n",
 			       dev->disk->disk_name, dev->path, sess->name,
@@ -388,8 +388,10 @@ int rnbd_clt_dev_remap(struct rnbd_clt_dev *dev)
 			err = -ENOTCONN;
 		else
 			err = rnbd_clt_dev_reopened(dev, &rsp);
-		if (!err)
+		if (!err) {
 			opened = false;
+			rnbd_clt_dev_change_state(dev, RNBD_CLT_DEV_MAPPED);
+		}
 		mutex_unlock(&sess->lock);
 	}
 	if (opened)
