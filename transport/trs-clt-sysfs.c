@@ -113,8 +113,10 @@ static ssize_t trs_clt_path_cmd_store(struct kobject *kobj,
 		err = trs_clt_path_disconnect(path);
 	else if (!strcmp(attr->attr.name, "reconnect"))
 		err = trs_clt_path_reconnect(path);
-	else
+	else if (!strcmp(attr->attr.name, "remove_path"))
 		err = trs_clt_remove_path(path, kobj, attr);
+	else
+		err = -EINVAL;
 	return err ?: count;
 }
 
