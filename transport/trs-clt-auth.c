@@ -71,13 +71,9 @@ static void trs_clt_auth_recvd(struct ib_cq *cq, struct ib_wc *wc)
 	struct trs_clt_conn *conn = cq->cq_context;
 	struct trs_clt_path *path = conn->path;
 	struct trs_clt_auth *auth = path->auth;
+	int err = trs_wc_recv_err(wc, "authentication receive");
 	unsigned long flags;
-	int err = 0;
 
-	if (trs_wc_failed(wc, "authentication receive"))
-		err = -ECONNRESET;
-	else if (wc->opcode != IB_WC_RECV)
-		err = -EPROTO;
 	spin_lock_irqsave(&path->state_lock, flags);
 	auth->chal_len = wc->byte_len;
 	auth->chal_err = err;
@@ -171,7 +167,7 @@ static int trs_clt_auth_none(struct trs_clt_path *path)
 	memzero_explicit(key, sizeof(key));
 	if (len <= 0)
 		return len;
-	trs_clt_err(sess, "the server does not authenticate, and host %s has a key: refused\n",
+	trs_log_err(sess, "the server does not authenticate, and host %s has a key: refused\n",
 		    sess->hostname);
 	return -EKEYREJECTED;
 }
@@ -251,12 +247,12 @@ static int trs_clt_auth_check(struct trs_clt_path *path)
 	    le16_to_cpu(chal->magic) != TRS_MAGIC ||
 	    le16_to_cpu(chal->type) != TRS_MSG_CHALLENGE ||
 	    le16_to_cpu(chal->flags) & ~TRS_CHAL_F_KEY) {
-		trs_clt_err(sess, "malformed authentication challenge from the server\n");
+		trs_log_err(sess, "malformed authentication challenge from the server\n");
 		return -EPROTO;
 	}
 	if (status) {
 		err = status < 512 ? -status : -EPROTO;
-		trs_clt_err(sess, "the server refused host %s: %pe\n",
+		trs_log_err(sess, "the server refused host %s: %pe\n",
 			    sess->hostname, ERR_PTR(err));
 		return err;
 	}
@@ -264,13 +260,13 @@ static int trs_clt_auth_check(struct trs_clt_path *path)
 	if (!auth->klen)
 		return 0;
 	if (!(le16_to_cpu(chal->flags) & TRS_CHAL_F_KEY)) {
-		trs_clt_err(sess, "the server does not authenticate host %s, which has a key: refused\n",
+		trs_log_err(sess, "the server does not authenticate host %s, which has a key: refused\n",
 			    sess->hostname);
 		return -EKEYREJECTED;
 	}
 	err = trs_auth_mac(auth->key, auth->klen, "rnbd-srv", &auth->a, mac);
 	if (!err && !trs_auth_equal(mac, chal->mac, sizeof(mac))) {
-		trs_clt_err(sess, "the server's proof for host %s does not verify: refused\n",
+		trs_log_err(sess, "the server's proof for host %s does not verify: refused\n",
 			    sess->hostname);
 		err = -EKEYREJECTED;
 	}

@@ -99,16 +99,16 @@ static int trs_clt_rejected(struct trs_clt_conn *conn,
 	if (rsp && len >= sizeof(*rsp) && le16_to_cpu(rsp->magic) == TRS_MAGIC)
 		status = le16_to_cpu(rsp->status);
 	if (status && status < 512) {
-		trs_clt_err(path->sess, "connection %u rejected by the server: %pe\n",
+		trs_log_err(path->sess, "connection %u rejected by the server: %pe\n",
 			    conn->idx, ERR_PTR(-status));
 		return -status;
 	}
 	if (status) {
-		trs_clt_err(path->sess, "connection %u rejected by the server with status %u, not an errno a server can mean: ECONNREFUSED\n",
+		trs_log_err(path->sess, "connection %u rejected by the server with status %u, not an errno a server can mean: ECONNREFUSED\n",
 			    conn->idx, status);
 		return -ECONNREFUSED;
 	}
-	trs_clt_err(path->sess, "connection %u rejected: %s\n", conn->idx,
+	trs_log_err(path->sess, "connection %u rejected: %s\n", conn->idx,
 		    rdma_reject_msg(conn->cm_id, ev->status));
 	return -ECONNREFUSED;
 }
@@ -372,7 +372,7 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 	     path->chunk_size != sess->chunk_size ||
 	     path->max_io_size != sess->max_io_size ||
 	     path->max_segments != sess->max_segments)) {
-		trs_clt_err(sess, "the server now grants queue depth %u, %u bytes and %u segments per request; the session has %u, %u and %u\n",
+		trs_log_err(sess, "the server now grants queue depth %u, %u bytes and %u segments per request; the session has %u, %u and %u\n",
 			    path->queue_depth, path->max_io_size,
 			    path->max_segments, sess->queue_depth,
 			    sess->max_io_size, sess->max_segments);
@@ -383,7 +383,7 @@ static int trs_clt_check_rsp(struct trs_clt_conn *conn)
 	return 0;
 
 bad:
-	trs_clt_err(path->sess, "connection %u: malformed accept from the server\n",
+	trs_log_err(path->sess, "connection %u: malformed accept from the server\n",
 		    conn->idx);
 	return -EPROTO;
 }
@@ -431,13 +431,8 @@ static void trs_clt_table_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct trs_clt_path *path = container_of(wc->wr_cqe,
 						 struct trs_clt_path, table_cqe);
+	int err = trs_wc_recv_err(wc, "chunk table receive");
 	unsigned long flags;
-	int err = 0;
-
-	if (trs_wc_failed(wc, "chunk table receive"))
-		err = -ECONNRESET;
-	else if (wc->opcode != IB_WC_RECV)
-		err = -EPROTO;
 
 	spin_lock_irqsave(&path->state_lock, flags);
 	path->table_err = err;
@@ -496,7 +491,7 @@ static int trs_clt_refused(struct trs_clt_path *path,
 	if (le16_to_cpu(res->magic) != TRS_MAGIC || res->reserved0 ||
 	    !path->auth)
 		err = -EPROTO;
-	trs_clt_err(path->sess, "the server refused the path: %pe\n",
+	trs_log_err(path->sess, "the server refused the path: %pe\n",
 		    ERR_PTR(err));
 	return err;
 }
@@ -543,7 +538,7 @@ static int trs_clt_get_table(struct trs_clt_path *path)
 	return 0;
 
 bad:
-	trs_clt_err(path->sess, "malformed chunk table from the server\n");
+	trs_log_err(path->sess, "malformed chunk table from the server\n");
 	return -EPROTO;
 }
 
@@ -575,7 +570,7 @@ static int trs_clt_conn_open(struct trs_clt_conn *conn)
 	if (!conn->idx) {
 		err = trs_clt_dev_init(path, conn->cm_id);
 	} else if (conn->cm_id->device != path->ibdev) {
-		trs_clt_err(path->sess, "connection %u resolved to %s, not %s\n",
+		trs_log_err(path->sess, "connection %u resolved to %s, not %s\n",
 			    conn->idx, dev_name(&conn->cm_id->device->dev),
 			    path->hca_name);
 		err = -EXDEV;

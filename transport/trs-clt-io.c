@@ -63,7 +63,7 @@ static int trs_clt_post_inv(struct trs_clt_conn *conn,
 	/* its send queue entry was reserved with the request */
 	err = ib_post_send(conn->cm_id->qp, &wr, NULL);
 	if (err) {
-		trs_clt_err_rl(conn->path->sess, "cannot invalidate an MR: %pe\n",
+		trs_log_err_rl(conn->path->sess, "cannot invalidate an MR: %pe\n",
 			       ERR_PTR(err));
 		trs_clt_fail(conn->path, err);
 		return err;
@@ -242,7 +242,7 @@ static struct trs_clt_io *trs_clt_replied(struct trs_clt_conn *conn,
 	if (!slot->status && slot->io->dir == DMA_FROM_DEVICE &&
 	    len != slot->io->data_len) {
 		/* the rest of the pages would reach the user as data */
-		trs_clt_err_rl(conn->path->sess,
+		trs_log_err_rl(conn->path->sess,
 			       "conn %u: read on slot %u answered with %u of %u bytes: I/O error\n",
 			       conn->idx, slot->io->slot, len,
 			       slot->io->data_len);
@@ -361,7 +361,7 @@ unlock:
 		return;
 	}
 proto_err:
-	trs_clt_err_rl(path->sess, "conn %u: bad reply: opcode %d imm %#x len %u\n",
+	trs_log_err_rl(path->sess, "conn %u: bad reply: opcode %d imm %#x len %u\n",
 		       conn->idx, wc->opcode, be32_to_cpu(wc->ex.imm_data),
 		       wc->byte_len);
 	trs_clt_fail(path, -EPROTO);
@@ -683,7 +683,7 @@ int trs_clt_request(struct trs_clt_sess *sess, unsigned int conn,
 	spin_unlock_irqrestore(&c->lock, flags);
 	rcu_read_unlock();
 	if (err == -EBUSY)
-		trs_clt_err_rl(sess, "request on slot %u, which is in use\n",
+		trs_log_err_rl(sess, "request on slot %u, which is in use\n",
 			       io->slot);
 	return err;
 }
@@ -731,7 +731,7 @@ bool trs_clt_timeout(struct trs_clt_sess *sess, unsigned int conn,
 			break;
 	}
 	if (found) {
-		trs_clt_err(sess, "path %u: request on slot %u unanswered (%s, %s%s); reconnecting the path\n",
+		trs_log_err(sess, "path %u: request on slot %u unanswered (%s, %s%s); reconnecting the path\n",
 			    found->id, io->slot,
 			    flags & TRS_SLOT_REPLIED ? "replied" : "no reply",
 			    flags & TRS_SLOT_SENT ? "sent" :

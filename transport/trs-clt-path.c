@@ -146,10 +146,10 @@ void trs_clt_fail(struct trs_clt_path *path, int err)
 
 	if (lost) {
 		if (path->id)
-			trs_clt_err(path->sess, "path %u: connection lost: %pe; reconnecting\n",
+			trs_log_err(path->sess, "path %u: connection lost: %pe; reconnecting\n",
 				    path->id, ERR_PTR(err));
 		else
-			trs_clt_err(path->sess, "connection lost: %pe; reconnecting\n",
+			trs_log_err(path->sess, "connection lost: %pe; reconnecting\n",
 				    ERR_PTR(err));
 		queue_work(trs_clt_wq, &path->err_work);
 	}
@@ -374,12 +374,12 @@ int trs_clt_path_add(struct trs_clt_sess *sess,
 		goto unlink;
 	}
 	if (first)
-		trs_clt_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
+		trs_log_info(sess, "connected to %s port %u over %s: %u connections, queue depth %u, %u bytes and %u segments per request\n",
 			     name, trs_addr_port(&path->dst), path->hca_name,
 			     path->nr_conns, sess->queue_depth,
 			     sess->max_io_size, sess->max_segments);
 	else
-		trs_clt_info(sess, "path %u to %s over %s added\n", path->id,
+		trs_log_info(sess, "path %u to %s over %s added\n", path->id,
 			     name, path->hca_name);
 	return 0;
 
@@ -394,12 +394,12 @@ teardown:
 	trs_clt_path_teardown(path);
 free_path:
 	if (first)
-		trs_clt_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
+		trs_log_err(sess, "cannot connect to %s port %u (last step: %s on connection %u): %pe\n",
 			    name, trs_addr_port(&path->dst),
 			    path->setup_step ?: "setup", path->setup_conn,
 			    ERR_PTR(err));
 	else
-		trs_clt_err(sess, "cannot add a path to %s (last step: %s on connection %u): %pe\n",
+		trs_log_err(sess, "cannot add a path to %s (last step: %s on connection %u): %pe\n",
 			    name, path->setup_step ?: "setup", path->setup_conn,
 			    ERR_PTR(err));
 	trs_clt_path_free(path);
@@ -479,7 +479,7 @@ int trs_clt_remove_path(struct trs_clt_path *path, struct kobject *kobj,
 	trs_clt_path_close(path);
 	trs_clt_path_sysfs_del(path);
 	mutex_unlock(&sess->paths_mutex);
-	trs_clt_info(sess, "path %u removed\n", path->id);
+	trs_log_info(sess, "path %u removed\n", path->id);
 	trs_clt_path_free(path);
 	return 0;
 }
@@ -505,7 +505,7 @@ int trs_clt_path_disconnect(struct trs_clt_path *path)
 		return restart_syscall();
 	if (!trs_clt_sess_closing(sess)) {
 		err = 0;
-		trs_clt_info(sess, "path %u: disconnecting\n", path->id);
+		trs_log_info(sess, "path %u: disconnecting\n", path->id);
 		WRITE_ONCE(path->admin_down, true);
 		trs_clt_fail(path, -ECONNRESET);
 		/* its recovery parks it: see trs_clt_path_park() */

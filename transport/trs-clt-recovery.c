@@ -92,7 +92,7 @@ bool trs_clt_sess_change_state(struct trs_clt_sess *sess,
 		trs_clt_event(sess, TRS_CLT_EV_RECONNECTING);
 		break;
 	case TRS_CLT_SESS_LOST:
-		trs_clt_err(sess, "no connection for %u s: failing its requests until it reconnects\n",
+		trs_log_err(sess, "no connection for %u s: failing its requests until it reconnects\n",
 			    READ_ONCE(sess->loss_timeout_sec));
 		trs_clt_event(sess, TRS_CLT_EV_LOST);
 		break;
@@ -204,7 +204,7 @@ bool trs_clt_path_go_live(struct trs_clt_path *path)
 		memcmp(sess->sess_key, path->key, sizeof(path->key));
 	spin_unlock_irq(&sess->key_lock);
 	if (fresh) {
-		trs_clt_info(sess, "the server made a new session: everything is set up again\n");
+		trs_log_info(sess, "the server made a new session: everything is set up again\n");
 		rcu_read_lock();
 		list_for_each_entry_rcu(other, &sess->paths, entry)
 			if (other != path)
@@ -233,7 +233,7 @@ bool trs_clt_path_park(struct trs_clt_path *path)
 	if (!READ_ONCE(path->admin_down))
 		return false;
 	if (trs_clt_path_change_state(path, TRS_CLT_PATH_DISCONNECTED))
-		trs_clt_info(path->sess, "path %u disconnected\n", path->id);
+		trs_log_info(path->sess, "path %u disconnected\n", path->id);
 	return true;
 }
 
@@ -283,10 +283,10 @@ void trs_clt_reconnect_work(struct work_struct *work)
 		if (trs_clt_path_go_live(path)) {
 			mutex_unlock(&sess->event_mutex);
 			if (path->id)
-				trs_clt_info(sess, "path %u reconnected after %u failed attempts\n",
+				trs_log_info(sess, "path %u reconnected after %u failed attempts\n",
 					     path->id, path->attempts);
 			else
-				trs_clt_info(sess, "reconnected after %u failed attempts\n",
+				trs_log_info(sess, "reconnected after %u failed attempts\n",
 					     path->attempts);
 			WRITE_ONCE(path->reconnects, path->reconnects + 1);
 			return;
@@ -301,13 +301,13 @@ void trs_clt_reconnect_work(struct work_struct *work)
 		return;
 	path->attempts++;
 	WRITE_ONCE(path->reconnect_fails, path->reconnect_fails + 1);
-	trs_clt_err_rl(sess, "path %u: reconnect %u failed (last step: %s on conn %u): %pe\n",
+	trs_log_err_rl(sess, "path %u: reconnect %u failed (last step: %s on conn %u): %pe\n",
 		       path->id, path->attempts, path->setup_step,
 		       path->setup_conn, ERR_PTR(err));
 	if (max >= 0 && path->attempts >= max) {
 		mutex_lock(&sess->event_mutex);
 		if (trs_clt_path_change_state(path, TRS_CLT_PATH_CLOSED)) {
-			trs_clt_err(sess, "path %u: giving up after %u reconnect attempts\n",
+			trs_log_err(sess, "path %u: giving up after %u reconnect attempts\n",
 				    path->id, path->attempts);
 			if (trs_clt_sess_all_closed(sess))
 				trs_clt_sess_change_state(sess,
@@ -372,7 +372,7 @@ static void trs_clt_hb_lost(struct trs_hb *hb, unsigned int sec)
 	struct trs_clt_path *path = container_of(hb, struct trs_clt_path, hb);
 
 	if (sec)
-		trs_clt_err(path->sess, "no heartbeat from the server for %u s\n",
+		trs_log_err(path->sess, "no heartbeat from the server for %u s\n",
 			    sec);
 	trs_clt_fail(path, sec ? -ETIMEDOUT : -ECONNRESET);
 }

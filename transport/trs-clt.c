@@ -199,7 +199,7 @@ void trs_clt_close(struct trs_clt_sess *sess)
 		synchronize_rcu();
 		trs_clt_path_free(path);
 	}
-	trs_clt_info(sess, "closed\n");
+	trs_log_info(sess, "closed\n");
 	trs_clt_sess_free(sess);
 }
 EXPORT_SYMBOL_GPL(trs_clt_close);

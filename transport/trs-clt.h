@@ -474,13 +474,6 @@ struct trs_clt_sess {
 	struct kobject		*paths_kobj;
 };
 
-#define trs_clt_err(sess, fmt, ...) \
-	pr_err("%s: " fmt, (sess)->name, ##__VA_ARGS__)
-#define trs_clt_info(sess, fmt, ...) \
-	pr_info("%s: " fmt, (sess)->name, ##__VA_ARGS__)
-#define trs_clt_err_rl(sess, fmt, ...) \
-	pr_err_ratelimited("%s: " fmt, (sess)->name, ##__VA_ARGS__)
-
 /* trs-clt.c */
 extern struct workqueue_struct *trs_clt_wq;
 bool trs_clt_sess_any(struct trs_clt_sess *sess,

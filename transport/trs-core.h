@@ -33,6 +33,14 @@
 /* "ip:" + IPv6 + "%" + scope id */
 #define TRS_ADDR_LEN		64
 
+/* Messages about a session (client) or path (server): "<name>: ..." */
+#define trs_log_err(obj, fmt, ...) \
+	pr_err("%s: " fmt, (obj)->name, ##__VA_ARGS__)
+#define trs_log_info(obj, fmt, ...) \
+	pr_info("%s: " fmt, (obj)->name, ##__VA_ARGS__)
+#define trs_log_err_rl(obj, fmt, ...) \
+	pr_err_ratelimited("%s: " fmt, (obj)->name, ##__VA_ARGS__)
+
 /**
  * struct trs_qp_attr - sizes of a connection's queue pair and CQ
  * @send_wr: send queue depth, including one WR for ib_drain_sq()
@@ -173,6 +181,14 @@ static inline bool trs_wc_failed(const struct ib_wc *wc, const char *what)
 				   ib_wc_status_msg(wc->status),
 				   wc->vendor_err);
 	return true;
+}
+
+/* A setup message's receive: 0, -ECONNRESET (logged) or -EPROTO. */
+static inline int trs_wc_recv_err(const struct ib_wc *wc, const char *what)
+{
+	if (trs_wc_failed(wc, what))
+		return -ECONNRESET;
+	return wc->opcode == IB_WC_RECV ? 0 : -EPROTO;
 }
 
 /*

@@ -201,7 +201,7 @@ static void trs_srv_auth_refuse(struct trs_srv_path *path, int status,
 	auth->state = TRS_SRV_AUTH_REFUSED;
 	spin_unlock_irq(&path->lock);
 	trs_srv_auth_count(auth->a.clt_addr, true);
-	trs_srv_err_rl(path, "host %s refused: %s\n",
+	trs_log_err_rl(path, "host %s refused: %s\n",
 		       auth->a.host[0] ? auth->a.host : "(none)", why);
 	if (chal) {
 		c->status = cpu_to_le16(status);
@@ -395,7 +395,7 @@ static void trs_srv_auth_proof(struct trs_srv_path *path)
 	/* a proof of a key clears the address's failures; none does not */
 	if (auth->klen)
 		trs_srv_auth_count(auth->a.clt_addr, false);
-	trs_srv_info(path, "host %s%s\n", auth->a.host,
+	trs_log_info(path, "host %s%s\n", auth->a.host,
 		     auth->klen ? " authenticated" : " (no key)");
 	spin_lock_irq(&path->lock);
 	auth->state = TRS_SRV_AUTH_DONE;

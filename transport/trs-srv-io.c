@@ -222,7 +222,7 @@ static void trs_srv_queue_rsp(struct trs_srv_slot *slot, int status, u32 len)
 	spin_unlock_irqrestore(&conn->lock, flags);
 	trs_bh_on(bh_off);
 	if (err) {
-		trs_srv_err_rl(path, "cannot post a reply: %pe\n", ERR_PTR(err));
+		trs_log_err_rl(path, "cannot post a reply: %pe\n", ERR_PTR(err));
 		trs_srv_path_fail(path, "reply not posted");
 	}
 }
@@ -245,7 +245,7 @@ void trs_srv_flush_work(struct work_struct *work)
 	spin_unlock_irqrestore(&conn->lock, flags);
 	trs_bh_on(bh_off);
 	if (err) {
-		trs_srv_err_rl(conn->path, "cannot post a reply: %pe\n",
+		trs_log_err_rl(conn->path, "cannot post a reply: %pe\n",
 			       ERR_PTR(err));
 		trs_srv_path_fail(conn->path, "reply not posted");
 	}
@@ -305,7 +305,7 @@ void trs_srv_resp(struct trs_srv_req *req, int status, u32 len)
 	if (req->dir != DMA_FROM_DEVICE) {
 		len = 0;
 	} else if (len > req->data_len) {
-		trs_srv_err_rl(path, "reply of %u bytes to a read of %u\n",
+		trs_log_err_rl(path, "reply of %u bytes to a read of %u\n",
 			       len, req->data_len);
 		status = -EIO;
 	}
@@ -447,7 +447,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	trs_hb_alive(&path->hb);
 	err = trs_srv_parse_req(slot, trs_imm_arg(imm), wc->byte_len);
 	if (err) {
-		trs_srv_err_rl(path, "conn %u: malformed request: imm %#x len %u\n",
+		trs_log_err_rl(path, "conn %u: malformed request: imm %#x len %u\n",
 			       conn->idx, imm, wc->byte_len);
 	} else {
 		trs_srv_count(conn, &slot->req);
@@ -487,7 +487,7 @@ void trs_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	return;
 
 violation:
-	trs_srv_err_rl(path, "conn %u: protocol violation: opcode %d imm %#x len %u\n",
+	trs_log_err_rl(path, "conn %u: protocol violation: opcode %d imm %#x len %u\n",
 		       conn->idx, wc->opcode, be32_to_cpu(wc->ex.imm_data),
 		       wc->byte_len);
 	trs_srv_path_fail(path, "protocol violation");

@@ -47,7 +47,7 @@ void trs_srv_path_fail(struct trs_srv_path *path, const char *why)
 	spin_unlock_irqrestore(&path->lock, flags);
 	if (!first)
 		return;
-	trs_srv_info(path, "closing: %s\n", why);
+	trs_log_info(path, "closing: %s\n", why);
 	/*
 	 * No request reaches the user any more.  The kill drops the initial
 	 * reference; the close work holds its own until it is done.
@@ -225,7 +225,7 @@ static void trs_srv_free_work(struct work_struct *work)
 	struct trs_srv_path *path = container_of(work, struct trs_srv_path,
 						 free_work);
 
-	trs_srv_info(path, "freed\n");
+	trs_log_info(path, "freed\n");
 	trs_srv_path_free(path);
 }
 
@@ -238,7 +238,7 @@ static void trs_srv_open_work(struct work_struct *work)
 
 	err = trs_srv_sess_user_open(path->sess);
 	if (err) {
-		trs_srv_err(path, "refused by the user: %pe\n", ERR_PTR(err));
+		trs_log_err(path, "refused by the user: %pe\n", ERR_PTR(err));
 		trs_srv_sess_close(path->sess, "refused");
 		return;
 	}
@@ -254,14 +254,14 @@ static void trs_srv_open_work(struct work_struct *work)
 
 	err = trs_srv_send_chunks(path);
 	if (err) {
-		trs_srv_err(path, "cannot send the chunk table: %pe\n",
+		trs_log_err(path, "cannot send the chunk table: %pe\n",
 			    ERR_PTR(err));
 		trs_srv_path_fail(path, "chunk table not sent");
 		return;
 	}
 	trs_hb_start(&path->hb);
 	trs_srv_sysfs_path_add(path);
-	trs_srv_info(path, "open: %u connections, queue depth %u, %u bytes per chunk\n",
+	trs_log_info(path, "open: %u connections, queue depth %u, %u bytes per chunk\n",
 		     path->conn_cnt, path->queue_depth, path->chunk_size);
 }
 
@@ -364,7 +364,7 @@ static void trs_srv_close_work(struct work_struct *work)
 			rdma_destroy_id(path->conns[i]->cm_id);
 	/* its QPs are gone: other paths may have them */
 	trs_srv_release_conns(path);
-	trs_srv_info(path, "closed\n");
+	trs_log_info(path, "closed\n");
 	percpu_ref_put(&path->inflight);
 }
 
@@ -396,7 +396,7 @@ static void trs_srv_hb_lost(struct trs_hb *hb, unsigned int sec)
 	struct trs_srv_path *path = container_of(hb, struct trs_srv_path, hb);
 
 	if (sec)
-		trs_srv_err(path, "no heartbeat from the client for %u s\n",
+		trs_log_err(path, "no heartbeat from the client for %u s\n",
 			    sec);
 	trs_srv_path_fail(path, sec ? "client lost" : "heartbeat not sent");
 }

@@ -342,13 +342,6 @@ struct trs_srv_sess {
 	struct kobject		*paths_kobj;
 };
 
-#define trs_srv_err(path, fmt, ...) \
-	pr_err("%s: " fmt, (path)->name, ##__VA_ARGS__)
-#define trs_srv_info(path, fmt, ...) \
-	pr_info("%s: " fmt, (path)->name, ##__VA_ARGS__)
-#define trs_srv_err_rl(path, fmt, ...) \
-	pr_err_ratelimited("%s: " fmt, (path)->name, ##__VA_ARGS__)
-
 /* trs-srv.c */
 extern struct workqueue_struct *trs_srv_wq;
 extern struct workqueue_struct *trs_srv_setup_wq;
