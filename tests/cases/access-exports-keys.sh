@@ -102,7 +102,12 @@ fioB=$!
 fio --name=w --filename=/dev/$devA --ioengine=libaio --direct=1 --rw=randwrite \
 	--bs=4k --iodepth=4 --runtime=60 --time_based >/tmp/fioA.out 2>&1 &
 fioA=$!
-sleep 2
+# IO running on both before the removal: under TCG fio takes seconds to
+# start (8 to 30 s seen on the debug kernel), and a fio that starts after
+# it meets a closed device, which times fio's start, not the revocation of
+# IO in flight
+wait_io_flowing "$devA" 20
+wait_io_flowing "$devB" 20
 # the sysfs write, not rnbdctl: python3 takes seconds to start in a
 # loaded TCG guest, and the 5 s count from the removal
 t0=$(date +%s%N)
@@ -110,6 +115,10 @@ echo "remove $nbA hostA" >$SCTL/exports || die "export remove"
 wait $fioA && die "IO on the revoked device went on"
 t1=$(date +%s%N)
 log "the revoked device's IO failed after $(((t1 - t0) / 1000000)) ms"
+wA=$(sed -n 's/.*issued rwts: total=[0-9]*,\([0-9]*\),.*/\1/p' /tmp/fioA.out)
+log "hostA's fio issued $wA writes"
+[ -n "$wA" ] && [ "$wA" -ge 20 ] ||
+	{ cat /tmp/fioA.out; die "hostA's fio had no IO running at the removal"; }
 [ $(((t1 - t0) / 1000000)) -le $((5000 * S)) ] || die "revocation took more than 5 s"
 klog | grep -q "host hostA may no longer have $nbA open: closed" ||
 	die "no server line for the revocation"

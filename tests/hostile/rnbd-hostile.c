@@ -49,6 +49,7 @@ static struct {
 	int flood_qd;
 	int race_sessions;
 	const char *auth_host;
+	int brute_ms;
 } opt = {
 	.port = TRS_DEFAULT_PORT,
 	.rounds = 1,
@@ -56,6 +57,7 @@ static struct {
 	.timeout_ms = 5000,
 	.flood_qd = 32,
 	.race_sessions = 10,
+	.brute_ms = 3000,
 };
 
 /*
@@ -3609,7 +3611,7 @@ static void print_usage(FILE *f)
 		"                    [--rounds N] [--device PATH] [--flood-scale N]\n"
 		"                    [--flood-qd N] [--idle-wait SEC] [--race-sessions N]\n"
 		"                    [--timeout MS] [--verbose]\n"
-		"                    [--auth-host NAME --auth-key rnbd:HEX]\n"
+		"                    [--auth-host NAME --auth-key rnbd:HEX [--brute-ms MS]]\n"
 		"       rnbd-hostile --list\n"
 		"A hostile client of the rnbd server: sends malformed input of every kind\n"
 		"and prints what the server did with each.  See tests/hostile/README.\n"
@@ -3647,6 +3649,7 @@ int main(int argc, char **argv)
 		{ "race-sessions", required_argument, NULL, 'R' },
 		{ "auth-host",	 required_argument, NULL, 'H' },
 		{ "auth-key",	 required_argument, NULL, 'K' },
+		{ "brute-ms",	 required_argument, NULL, 'B' },
 		{ "timeout",	 required_argument, NULL, 't' },
 		{ "list",	 no_argument,	    NULL, 'l' },
 		{ "verbose",	 no_argument,	    NULL, 'v' },
@@ -3709,6 +3712,10 @@ int main(int argc, char **argv)
 			break;
 		case 'H':
 			opt.auth_host = optarg;
+			break;
+		case 'B':
+			opt.brute_ms = parse_num(optarg, "brute force ms", 1000,
+						 600000);
 			break;
 		case 'K':
 			cl = optarg + (strncmp(optarg, "rnbd:", 5) ? 0 : 5);
