@@ -3,7 +3,8 @@
 #       rxe0 and rxe1), counted with stats/rdma over the same fio job
 #       (8 MiB of 4k random writes, queue depth 16, and their verify
 #       reads): round-robin: both paths carry traffic, within 10% of each
-#       other; with link 2 200 ms slower (netem delay 100ms at both ends)
+#       other; with link 2 200 ms slower (netem delay 100ms at both ends,
+#       times the timeout scale)
 #       min-inflight gives path 2 less than half of path 1's requests, and
 #       min-latency less than a tenth; mpath_policy reads back what was
 #       set, takes names and numbers and refuses anything else (EINVAL)
@@ -54,11 +55,15 @@ if [ "$D1" -gt "$D2" ]; then hi=$D1 lo=$D2; else hi=$D2 lo=$D1; fi
 [ $(((hi - lo) * 10)) -le "$hi" ] ||
 	die "round-robin: the paths carried $D1 and $D2 requests, more than 10% apart"
 
-# link 2 slower: 100 ms more each way.  Under min-inflight the paths
-# carry requests in the ratio of their latencies, and under TCG on a
-# loaded host path 1 takes some 30 ms a request at this queue depth (with
-# 20 ms each way path 2 still carried 1253 requests to path 1's 2843)
-link_netem eth1 delay 100ms
+# link 2 slower: 100 ms more each way (times the timeout scale).  Under
+# min-inflight the paths carry requests in the ratio of their latencies,
+# and under TCG on a loaded host path 1 takes some 30 ms a request at this
+# queue depth (with 20 ms each way path 2 still carried 1253 requests to
+# path 1's 2843).
+# The debug kernel takes its timeout scale times as long a request, so
+# the delay is scaled as well: at 100 ms on it, path 1 under load was slow
+# enough that min-latency gave path 2 477 requests to path 1's 3619.
+link_netem eth1 delay $((100 * S))ms
 mp_policy mp 1
 counted_run "min-inflight, link 2 slow"
 [ $((D2 * 2)) -lt "$D1" ] ||
