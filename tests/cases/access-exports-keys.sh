@@ -103,9 +103,9 @@ fio --name=w --filename=/dev/$devA --ioengine=libaio --direct=1 --rw=randwrite \
 	--bs=4k --iodepth=4 --runtime=60 --time_based >/tmp/fioA.out 2>&1 &
 fioA=$!
 # IO running on both before the removal: under TCG fio takes seconds to
-# start (8 s and about 24 s seen on the debug kernel), and a fio that starts after
-# it meets a closed device, which times fio's start, not the revocation of
-# IO in flight
+# start (8 s and about 24 s seen on the debug kernel), and a fio that
+# starts after it meets a closed device, which times fio's start, not the
+# revocation of IO in flight
 wait_io_flowing "$devA" 20
 wait_io_flowing "$devB" 20
 # the sysfs write, not rnbdctl: python3 takes seconds to start in a

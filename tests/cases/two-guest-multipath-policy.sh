@@ -60,9 +60,10 @@ if [ "$D1" -gt "$D2" ]; then hi=$D1 lo=$D2; else hi=$D2 lo=$D1; fi
 # and under TCG on a loaded host path 1 takes some 30 ms a request at this
 # queue depth (with 20 ms each way path 2 still carried 1253 requests to
 # path 1's 2843).
-# The debug kernel takes its timeout scale times as long a request, so
-# the delay is scaled as well: at 100 ms on it, path 1 under load was slow
-# enough that min-latency gave path 2 477 requests to path 1's 3619.
+# The debug kernel is slower still, so the delay is scaled as the case's
+# waits are: at 100 ms on it, path 1 under load was slow enough that
+# min-latency gave path 2 477 requests to path 1's 3619 (at 400 ms, 131
+# to 3965).
 link_netem eth1 delay $((100 * S))ms
 mp_policy mp 1
 counted_run "min-inflight, link 2 slow"
