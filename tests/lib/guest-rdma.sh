@@ -107,33 +107,41 @@ btf_offset() {
 		in_s && $1 == m { sub(/.*bits_offset=/, ""); print $1 / 8; exit }'
 }
 
-# rxe_opcode_probe: a kprobe on rxe_xmit_packet() that records the BTH
-# opcode of every packet the rxe device sends (with rxe loopback it also
-# receives each of them).  The offset of rxe_pkt_info.opcode is read from
-# the module's BTF.  Fails if that cannot be done.
+# rxe_opcode_probe: a kprobe on rxe_xmit_packet() that records the QP,
+# PSN and BTH opcode of every packet the rxe device sends (with rxe
+# loopback it also receives each of them).  The offsets in rxe_pkt_info
+# are read from the module's BTF.  Fails if that cannot be done.
 rxe_opcode_probe() {
 	tr=/sys/kernel/tracing
 	grep -q " $tr " /proc/mounts || mount -t tracefs nodev "$tr" || return 1
-	off=$(bpftool btf dump file /sys/kernel/btf/rdma_rxe 2>/dev/null | awk '
-		/STRUCT .rxe_pkt_info. / { in_s = 1; next }
-		in_s && /^\[/ { exit }
-		in_s && /.opcode. type_id=/ { sub(/.*bits_offset=/, ""); print $1 / 8; exit }')
-	[ -n "$off" ] || { echo "no BTF offset of rxe_pkt_info.opcode" >&2; return 1; }
-	# rxe_xmit_packet(qp, pkt, skb): pkt is the second argument
+	b=/sys/kernel/btf/rdma_rxe
+	off=$(btf_offset $b rxe_pkt_info opcode)
+	poff=$(btf_offset $b rxe_pkt_info psn)
+	[ -n "$off" ] && [ -n "$poff" ] ||
+		{ echo "no BTF offset of rxe_pkt_info.opcode or .psn" >&2; return 1; }
+	# rxe_xmit_packet(qp, pkt, skb): qp and pkt are the first two arguments
 	grep -q '^p:rnbdpkt/xmit ' "$tr/kprobe_events" ||
-		echo "p:rnbdpkt/xmit rdma_rxe:rxe_xmit_packet op=+$off(%si):u8" \
+		echo "p:rnbdpkt/xmit rdma_rxe:rxe_xmit_packet qp=%di:x64" \
+			"psn=+$poff(%si):u32 op=+$off(%si):u8" \
 			>>"$tr/kprobe_events" || return 1
 	RXE_OPC_EVENT=$tr/events/rnbdpkt/xmit
 }
 
+# A histogram entry is one packet of one QP: a packet the rxe device sends
+# again (its retransmit timer, a sequence NAK) adds to the entry's hitcount,
+# not an entry.  65536 entries hold the largest window of wire-packets-per-io.
+RXE_OPC_HIST='hist:keys=qp,psn,op:vals=hitcount:sort=op:size=65536'
+
 rxe_opcode_hist_start() {
-	echo 'hist:keys=op:vals=hitcount:sort=op' >"$RXE_OPC_EVENT/trigger"
+	echo "$RXE_OPC_HIST" >"$RXE_OPC_EVENT/trigger"
 }
 
-# rxe_opcode_hist_stop FILE: save the histogram ("{ op: N } hitcount: M").
+# rxe_opcode_hist_stop FILE: save the histogram ("{ qp: Q, psn: P, op: N }
+# hitcount: M"); fails if it dropped an entry.
 rxe_opcode_hist_stop() {
 	cat "$RXE_OPC_EVENT/hist" >"$1"
-	echo '!hist:keys=op:vals=hitcount:sort=op' >"$RXE_OPC_EVENT/trigger"
+	echo "!$RXE_OPC_HIST" >"$RXE_OPC_EVENT/trigger"
+	grep -q '^ *Dropped: *0$' "$1"
 }
 
 # rxe_opcode_probe_remove: undo rxe_opcode_probe (before rdma_rxe goes).
@@ -143,12 +151,23 @@ rxe_opcode_probe_remove() {
 	echo '-:rnbdpkt/xmit' >>/sys/kernel/tracing/kprobe_events
 }
 
-# rxe_opcode_count FILE OPCODE...: packets of these opcodes in a histogram.
+# rxe_opcode_count FILE OPCODE...: packets of these opcodes in a histogram,
+# each counted once however often it was sent.
 rxe_opcode_count() {
 	f=$1
 	shift
 	for op in "$@"; do
-		sed -n "s/^{ op: *$op } hitcount: *\([0-9]*\).*/\1/p" "$f"
+		grep -c "op: *$op } hitcount:" "$f"
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# rxe_opcode_sent FILE OPCODE...: packets of these opcodes sent, counting
+# every time a packet was sent again.
+rxe_opcode_sent() {
+	f=$1
+	shift
+	for op in "$@"; do
+		sed -n "s/.*op: *$op } hitcount: *\([0-9]*\).*/\1/p" "$f"
 	done | awk '{ s += $1 } END { print s + 0 }'
 }
 
