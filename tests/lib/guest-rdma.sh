@@ -165,13 +165,14 @@ rxe_opcode_count() {
 
 # rxe_acks FILE: "IO HEARTBEAT OTHER QUIET", the ACKs of a histogram by
 # what they acknowledge, and the packets that are neither a heartbeat nor
-# its ACK (QUIET: a window that has ended stops adding to it).  rxe's ACK carries the PSN of the packet it acknowledges:
-# IO counts the ACKs of a request or reply packet in the window, HEARTBEAT
-# those of a heartbeat (opcode 5) in it, OTHER those of packets sent
-# before the window (a heartbeat or reply whose ACK rxe sent after the
-# window began: it completes a receive before it sends the ACK).  A PSN
-# is per QP and an ACK is on the peer's QP, so an OTHER ACK could match a
-# packet of another QP by chance: one in 2^24 per packet of the window.
+# its ACK (QUIET: a window that has ended stops adding to it).  rxe's ACK
+# carries the PSN of the packet it acknowledges: IO counts the ACKs of a
+# request or reply packet in the window, HEARTBEAT those of a heartbeat
+# (opcode 5) in it, OTHER those of packets sent before the window (a
+# heartbeat or reply whose ACK rxe sent after the window began: it
+# completes a receive before it sends the ACK).  A PSN is per QP and an
+# ACK is on the peer's QP, so an OTHER ACK could match a packet of another
+# QP by chance: one in 2^24 per packet of the window.
 rxe_acks() {
 	awk '
 	/hitcount:/ {
