@@ -131,7 +131,9 @@ rxe_opcode_probe() {
 # again (its retransmit timer, a sequence NAK) adds to the entry's hitcount,
 # not an entry.  8192 entries hold a window of wire-packets-per-io (at most
 # 6700 packets); the debug kernel takes some 0.4 ms to free one, and 65536
-# held its CPU for 26 s (a soft lockup).
+# held its CPU for 26 s (a soft lockup).  A caller whose windows are bigger
+# sets its own keys after sourcing this (the bench: keys=op, one entry an
+# opcode).
 RXE_OPC_HIST='hist:keys=qp,psn,op:vals=hitcount:sort=op:size=8192'
 
 rxe_opcode_hist_start() {
