@@ -43,17 +43,25 @@ log "rxe retransmissions during fio: $((r1 - r0))"
 # Writes whose data fits the send SGEs go from the block layer's pages: a
 # lost ACK must keep them until the WRITE completes, even once the reply
 # came.  One at a time, so the reply, not a later write's ACK, comes next.
+# A round (some 230 writes) loses an ACK before its reply by chance: 6,
+# 3 and 0 times in three runs on the debug kernel.  Up to three rounds,
+# each verified, until one has.
 touch /sync/phase2
 wait_sync /sync/phase2-ready 300
 w0=$(sess_sum remote write_ack_waits)
-fio --name=s --filename=/dev/$dev --ioengine=libaio --direct=1 --rw=randwrite \
-	--bsrange=4k-32k --iodepth=1 --size=2M --verify=crc32c --verify_fatal=1 \
-	--verify_state_save=0 --numjobs=2 --offset_increment=64M \
-	--cpus_allowed=0,1 --cpus_allowed_policy=split >/tmp/fio.out 2>&1 ||
-	{ cat /tmp/fio.out; die "fio verify (small writes)"; }
-w1=$(sess_sum remote write_ack_waits)
-log "small-write replies that came before their WRITE completed: $((w1 - w0))"
-[ $((w1 - w0)) -gt 0 ] || die "no reply beat a lost ACK: the hold was not exercised"
+for round in 1 2 3; do
+	fio --name=s --filename=/dev/$dev --ioengine=libaio --direct=1 \
+		--rw=randwrite --bsrange=4k-32k --iodepth=1 --size=2M \
+		--verify=crc32c --verify_fatal=1 --verify_state_save=0 \
+		--numjobs=2 --offset_increment=64M --cpus_allowed=0,1 \
+		--cpus_allowed_policy=split >/tmp/fio.out 2>&1 ||
+		{ cat /tmp/fio.out; die "fio verify (small writes, round $round)"; }
+	w1=$(sess_sum remote write_ack_waits)
+	log "small-write replies that came before their WRITE completed" \
+		"after round $round: $((w1 - w0))"
+	[ $((w1 - w0)) -eq 0 ] || break
+done
+[ $((w1 - w0)) -gt 0 ] || die "no reply beat a lost ACK in 3 rounds: the hold was not exercised"
 dmesg | grep 'not free' && die "a REG_MR ran again on a valid MR"
 # IO flowed all along: no side may take the other for lost (a heartbeat
 # held behind writes sent again is made up for by the IO itself)
