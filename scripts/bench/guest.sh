@@ -102,8 +102,9 @@ retrans_sum() {
 # wire TGT DEV KIND BS COUNT: COUNT direct IOs of BS, at queue depth 1.  A
 # loaded host can hold an ACK past rxe's retransmit timeout, and the
 # packets sent again are the host's cost, not the protocol's: a window
-# with any is measured again, up to three times (as the case
-# wire-packets-per-io does); retrans= says what the last one had.
+# with any is measured again, up to three times (the case
+# wire-packets-per-io counts each packet once instead, by QP and PSN: its
+# windows are small enough); retrans= says what the last one had.
 wire() {
 	tgt=$1 dev=$2 kind=$3 bs=$4 count=$5
 	f=$OUT/wire/$tgt.$kind
