@@ -102,7 +102,8 @@ wire() {
 	read*) dd if="/dev/$dev" of=/dev/null bs="$bs" count="$n" iflag=direct ;;
 	write*) dd if=/dev/urandom of="/dev/$dev" bs="$bs" count="$n" oflag=direct ;;
 	esac 2>/dev/null || die "dd $kind"
-	rxe_opcode_hist_stop "$h" || die "$kind: the histogram dropped packets"
+	rxe_opcode_hist_stop "$h" ||
+		die "$kind: the histogram dropped packets ($(rxe_hist_totals "$h"))"
 	s1=$(rxe_sent_pkts)
 	w1=$(sess_wrs wire)
 	resent "$kind" "$x0" "$(rxe_retrans)"
@@ -154,7 +155,9 @@ wire read-128k 128k 50 132 3 5
 
 # Under load write replies can share one message (TRS_IMM_RSP_BATCH).
 # A 4k write's request is still 5 packets and an ACK; each reply message
-# is 1 packet and an ACK, and answers 1 to 17 writes.
+# is 1 packet and an ACK, and answers 1 to 17 writes.  500 writes, some
+# 3300 packets: on the debug kernel a window of 1000 overflowed the
+# histogram's 8192 entries (the heartbeats of a slow window add up).
 h=/tmp/wire-batch.hist
 sync
 s0=$(rxe_sent_pkts)
@@ -162,10 +165,11 @@ q0=$(sess_sum wire requests)
 x0=$(rxe_retrans)
 rxe_opcode_hist_start
 fio --name=batch --filename="/dev/$dev" --ioengine=libaio --direct=1 \
-	--rw=randwrite --bs=4k --iodepth=32 --number_ios=1000 --size=60M \
+	--rw=randwrite --bs=4k --iodepth=32 --number_ios=500 --size=60M \
 	--norandommap --randrepeat=0 >/tmp/fio-batch.out 2>&1 ||
 	{ cat /tmp/fio-batch.out; die "fio QD32 writes"; }
-rxe_opcode_hist_stop "$h" || die "QD32 writes: the histogram dropped packets"
+rxe_opcode_hist_stop "$h" ||
+	die "QD32 writes: the histogram dropped packets ($(rxe_hist_totals "$h"))"
 s1=$(rxe_sent_pkts)
 q1=$(sess_sum wire requests)
 resent "QD32 writes" "$x0" "$(rxe_retrans)"
@@ -179,7 +183,7 @@ ak=$1
 log "QD32 4k writes: $n requests, $r reply messages, $pk packets" \
 	"($hb heartbeats; device counter $((s1 - s0))); ACKs of IO $1," \
 	"of heartbeats $2, of packets before the window $3"
-[ "$n" -ge 1000 ] || die "QD32 writes: only $n requests"
+[ "$n" -ge 500 ] || die "QD32 writes: only $n requests"
 expect_eq "QD32 writes: request messages" \
 	"$(rxe_opcode_count "$h" 6)" "$n"
 expect_eq "QD32 writes: request and reply packets" $((pk - at - hb)) \

@@ -148,6 +148,12 @@ rxe_opcode_hist_stop() {
 	grep -q '^ *Dropped: *0$' "$1"
 }
 
+# rxe_hist_totals FILE: a saved histogram's totals ("Hits: H Entries: E
+# Dropped: D"), for a failure's message.
+rxe_hist_totals() {
+	grep -E '^ *(Hits|Entries|Dropped):' "$1" | tr -s ' \n' ' '
+}
+
 # rxe_opcode_probe_remove: undo rxe_opcode_probe (before rdma_rxe goes).
 rxe_opcode_probe_remove() {
 	RXE_OPC_EVENT=
